@@ -1,0 +1,40 @@
+# dprl: the two commands that matter are `make notebooks` (the main job) and `make test` (what CI runs).
+SHELL := /bin/bash
+GO := /usr/local/go/bin/go
+export PATH := /usr/local/go/bin:$(shell /usr/local/go/bin/go env GOPATH 2>/dev/null)/bin:$(PATH)
+JUPYTER_FLAGS := --ip=127.0.0.1 --no-browser --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+
+.PHONY: notebooks test vet unit test-notebooks kernel jupyter strip clean
+
+## notebooks: install what is missing, execute every notebook at its default size, write HTML reports to build/notebooks/
+notebooks: kernel
+	$(GO) run ./kernels/nbrun -out build/notebooks
+
+## test: go vet, go test, and every notebook headlessly in quick mode, with a browser screenshot of the tour
+test: vet unit test-notebooks
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test ./...
+
+test-notebooks:
+	kernels/install.sh --browser
+	$(GO) run ./kernels/nbrun -quick -out build/test-notebooks -screenshot 00-tour
+
+## kernel: install Jupyter, goimports, gopls and GoNB where missing; register the gonb-dprl kernels
+kernel:
+	kernels/install.sh
+
+## jupyter: classic Jupyter on http://127.0.0.1:8888 with the project kernel
+jupyter: kernel
+	jupyter notebook $(JUPYTER_FLAGS)
+
+## strip: remove outputs and execution counts from the notebooks before committing
+strip:
+	jupyter nbconvert --clear-output --inplace --ClearMetadataPreprocessor.enabled=True \
+		--ClearMetadataPreprocessor.preserve_nb_metadata_mask='[("kernelspec",), ("language_info", "name")]' notebooks/*.ipynb
+
+clean:
+	rm -rf build dprl-figures

@@ -1,0 +1,207 @@
+// Package display shows figures, tables, Markdown and progress bars in a GoNB notebook, and is the only
+// package of the project that talks to the notebook front end.
+//
+// In a notebook, Plot sends an inline PNG, Table and Markdown render as HTML, and a Progress bar updates in
+// place and leaves its final line in the saved notebook. Outside a notebook (go run, go test) the same calls
+// do something visible instead of vanishing: figures are written as PNG files into Dir and their paths
+// printed, tables print as aligned text, Markdown prints as is, and progress goes to a terminal bar.
+//
+// The package-level functions use Default, which detects the notebook by itself.
+package display
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"dprl/dprl/figure"
+
+	"github.com/janpfeifer/gonb/gonbui"
+	"gonum.org/v1/plot"
+)
+
+// Display is a destination for figures, tables and text.
+type Display struct {
+	// Notebook selects the GoNB front end. When false, output goes to Out and Dir.
+	Notebook bool
+	// Out receives text output outside a notebook.
+	Out io.Writer
+	// Dir receives PNG files outside a notebook; it is created when needed.
+	Dir string
+
+	mu      sync.Mutex
+	figures int
+}
+
+// Default is the display the package-level functions use: the notebook when running under GoNB, otherwise
+// standard output with figures written to $DPRL_FIGURE_DIR (default: dprl-figures in the working directory).
+var Default = &Display{
+	Notebook: gonbui.IsNotebook,
+	Out:      os.Stdout,
+	Dir:      defaultDir(),
+}
+
+func defaultDir() string {
+	if d := os.Getenv("DPRL_FIGURE_DIR"); d != "" {
+		return d
+	}
+	return "dprl-figures"
+}
+
+// Plot shows p at figure.DefaultSize.
+func Plot(p *plot.Plot) error { return Default.Plot(p, figure.DefaultSize) }
+
+// PlotSize shows p at the given size and resolution.
+func PlotSize(p *plot.Plot, s figure.Size) error { return Default.Plot(p, s) }
+
+// Table shows rows under a header row.
+func Table(header []string, rows [][]string) { Default.Table(header, rows) }
+
+// Markdown shows Markdown text.
+func Markdown(md string) { Default.Markdown(md) }
+
+// NewProgress starts a progress bar over total units of work.
+func NewProgress(label string, total int) *Progress { return Default.NewProgress(label, total) }
+
+// Plot renders p as PNG at size s and shows it inline, or writes it to a file in d.Dir named after the
+// plot's title and prints the path.
+func (d *Display) Plot(p *plot.Plot, s figure.Size) error {
+	png, err := figure.PNG(p, s)
+	if err != nil {
+		return err
+	}
+	return d.PNG(png, p.Title.Text)
+}
+
+// PNG shows encoded PNG bytes inline, or writes them to d.Dir as NNN-name.png and prints the path.
+func (d *Display) PNG(png []byte, name string) error {
+	if d.Notebook {
+		gonbui.DisplayPng(png)
+		return nil
+	}
+	d.mu.Lock()
+	d.figures++
+	n := d.figures
+	d.mu.Unlock()
+	if err := os.MkdirAll(d.Dir, 0o755); err != nil {
+		return fmt.Errorf("display: %w", err)
+	}
+	path := filepath.Join(d.Dir, fmt.Sprintf("%03d-%s.png", n, slug(name)))
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		return fmt.Errorf("display: %w", err)
+	}
+	fmt.Fprintf(d.Out, "[figure written to %s]\n", path)
+	return nil
+}
+
+// Table shows rows under a header as an HTML table, or as aligned plain text outside a notebook.
+// Rows may be shorter or longer than the header.
+func (d *Display) Table(header []string, rows [][]string) {
+	if d.Notebook {
+		gonbui.DisplayHtml(TableHTML(header, rows))
+		return
+	}
+	io.WriteString(d.Out, TableText(header, rows))
+}
+
+// Markdown renders md in a notebook, or prints it unchanged.
+func (d *Display) Markdown(md string) {
+	if d.Notebook {
+		gonbui.DisplayMarkdown(md)
+		return
+	}
+	io.WriteString(d.Out, strings.TrimRight(md, "\n")+"\n")
+}
+
+// TableHTML formats a table as HTML, escaping every cell. Cells that look numeric are right-aligned.
+func TableHTML(header []string, rows [][]string) string {
+	var b strings.Builder
+	b.WriteString(`<table class="dprl-table">`)
+	if len(header) > 0 {
+		b.WriteString("<thead><tr>")
+		for _, h := range header {
+			fmt.Fprintf(&b, "<th>%s</th>", html.EscapeString(h))
+		}
+		b.WriteString("</tr></thead>")
+	}
+	b.WriteString("<tbody>")
+	for _, r := range rows {
+		b.WriteString("<tr>")
+		for _, c := range r {
+			if numeric.MatchString(c) {
+				fmt.Fprintf(&b, `<td style="text-align:right">%s</td>`, html.EscapeString(c))
+			} else {
+				fmt.Fprintf(&b, "<td>%s</td>", html.EscapeString(c))
+			}
+		}
+		b.WriteString("</tr>")
+	}
+	b.WriteString("</tbody></table>")
+	return b.String()
+}
+
+var numeric = regexp.MustCompile(`^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*%?\s*$`)
+
+// TableText formats a table as plain text with columns padded to their widest cell and a rule under the header.
+func TableText(header []string, rows [][]string) string {
+	all := append([][]string{header}, rows...)
+	var widths []int
+	for _, r := range all {
+		for i, c := range r {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	var b bytes.Buffer
+	line := func(r []string) {
+		for i, c := range r {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(c)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)))
+			}
+		}
+		b.WriteByte('\n')
+	}
+	if len(header) > 0 {
+		line(header)
+		total := 0
+		for i, w := range widths {
+			total += w
+			if i > 0 {
+				total += 2
+			}
+		}
+		b.WriteString(strings.Repeat("-", total) + "\n")
+	}
+	for _, r := range rows {
+		line(r)
+	}
+	return b.String()
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slug turns a title into a file-name fragment: lower case letters and digits joined by '-', at most 40
+// characters, "figure" when nothing is left.
+func slug(title string) string {
+	s := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(title), "-"), "-")
+	if len(s) > 40 {
+		s = strings.TrimRight(s[:40], "-")
+	}
+	if s == "" {
+		return "figure"
+	}
+	return s
+}

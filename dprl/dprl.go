@@ -1,0 +1,26 @@
+// Package dprl holds the project's differentially private reinforcement-learning algorithms, their
+// learners and the experiment runner; its sub-packages are figure (standard plots) and display (showing
+// them in a GoNB notebook).
+//
+// Notebooks read QuickEnv to choose between their default sizes and a quick mode with fewer trials and the
+// same code paths, which CI uses.
+package dprl
+
+import "os"
+
+// QuickEnv is the environment variable that selects quick mode when set to a non-empty value other than "0".
+const QuickEnv = "DPRL_QUICK"
+
+// Quick reports whether quick mode is selected.
+func Quick() bool {
+	v := os.Getenv(QuickEnv)
+	return v != "" && v != "0"
+}
+
+// Size returns full, or quick in quick mode: notebooks size their experiments with it.
+func Size(full, quick int) int {
+	if Quick() {
+		return quick
+	}
+	return full
+}

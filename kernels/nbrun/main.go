@@ -1,0 +1,120 @@
+// Command nbrun executes the project's notebooks headlessly with the gonb-dprl-batch kernel and writes the
+// executed notebooks and HTML reports into a folder. It exits non-zero if any cell of any notebook fails or a
+// notebook shows no inline image.
+//
+//	go run ./kernels/nbrun [-out build/notebooks] [-quick] [-screenshot 00-tour] [notebook.ipynb | dir]...
+//
+// With no arguments it runs every notebook in notebooks/. -quick sets DPRL_QUICK=1 for the kernels (fewer
+// trials, same code paths). -screenshot NAME renders NAME's HTML report in headless Chromium and checks that
+// the screenshot shows a plot.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"dprl/dprl"
+	"dprl/dprl/display"
+	"dprl/kernels"
+)
+
+func main() {
+	out := flag.String("out", "build/notebooks", "folder for executed notebooks and HTML reports")
+	quick := flag.Bool("quick", false, "set "+dprl.QuickEnv+"=1: fewer trials, same code paths (CI)")
+	kernel := flag.String("kernel", "gonb-dprl-batch", "Jupyter kernel spec to execute with")
+	shot := flag.String("screenshot", "", "notebook whose HTML report to screenshot in headless Chromium and check for a plot")
+	chromium := flag.String("chromium", "chromium", "the Chromium binary for -screenshot")
+	verbose := flag.Bool("v", false, "show nbconvert's output")
+	flag.Parse()
+
+	paths, err := notebookPaths(flag.Args())
+	if err != nil {
+		fail(err)
+	}
+	r := &kernels.Runner{OutDir: *out, Kernel: *kernel}
+	if *quick {
+		r.Env = append(r.Env, dprl.QuickEnv+"=1")
+	}
+	if *verbose {
+		r.Log = os.Stderr
+	}
+	mode := "default sizes"
+	if *quick {
+		mode = "quick mode"
+	}
+	fmt.Printf("running %d notebooks (%s) with kernel %s into %s\n", len(paths), mode, *kernel, *out)
+	start := time.Now()
+	var rows [][]string
+	failed := 0
+	for _, p := range paths {
+		rep := r.Run(p)
+		status := "ok"
+		if rep.Err != nil {
+			status = "FAILED"
+			failed++
+		}
+		fmt.Printf("%-6s %-50s %8s  %d images\n", status, filepath.Base(p), display.FormatDuration(rep.Duration), rep.Images)
+		if rep.Err != nil {
+			fmt.Printf("       %s\n", strings.ReplaceAll(rep.Err.Error(), "\n", "\n       "))
+		}
+		rows = append(rows, []string{filepath.Base(p), status, display.FormatDuration(rep.Duration),
+			fmt.Sprint(rep.CodeCells), fmt.Sprint(rep.Images), rep.HTML})
+	}
+	fmt.Println()
+	fmt.Print(display.TableText([]string{"notebook", "status", "time", "code cells", "images", "report"}, rows))
+	fmt.Printf("total %s\n", display.FormatDuration(time.Since(start)))
+
+	if *shot != "" && failed == 0 {
+		html := filepath.Join(*out, strings.TrimSuffix(*shot, ".ipynb")+".html")
+		png := strings.TrimSuffix(html, ".html") + ".png"
+		if err := kernels.Screenshot(*chromium, html, png, 1100, 3000); err != nil {
+			fail(err)
+		}
+		n, err := kernels.CheckScreenshot(png, 300)
+		if err != nil {
+			fail(err)
+		}
+		fmt.Printf("screenshot %s shows a plot (%d plot-coloured pixels)\n", png, n)
+	}
+	if failed > 0 {
+		fail(fmt.Errorf("%d of %d notebooks failed", failed, len(paths)))
+	}
+}
+
+// notebookPaths expands the arguments (files or folders; notebooks/ when none) into sorted .ipynb paths.
+func notebookPaths(args []string) ([]string, error) {
+	if len(args) == 0 {
+		args = []string{"notebooks"}
+	}
+	var paths []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			paths = append(paths, a)
+			continue
+		}
+		m, err := filepath.Glob(filepath.Join(a, "*.ipynb"))
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, m...)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no notebooks in %v", args)
+	}
+	sort.Strings(paths)
+	return paths, nil
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "nbrun:", err)
+	os.Exit(1)
+}
