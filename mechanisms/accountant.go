@@ -1,0 +1,272 @@
+package mechanisms
+
+import (
+	"fmt"
+	"math"
+)
+
+// Event is a mechanism an accountant can record: GaussianEvent, LaplaceEvent, PoissonSampled or
+// SampledWithoutReplacement. Every event states its noise relative to the sensitivity of what it releases,
+// so the neighbouring relation is part of the event: a Gaussian on a sum of clipped gradients has noise
+// multiplier σ/C under add/remove and σ/(2C) under replace-one.
+type Event interface {
+	fmt.Stringer
+	validate() error
+}
+
+// GaussianEvent is the Gaussian mechanism with noise multiplier z = σ/Δ.
+type GaussianEvent struct{ NoiseMultiplier float64 }
+
+// LaplaceEvent is the Laplace mechanism with noise multiplier b/Δ1 (ε = 1/multiplier).
+type LaplaceEvent struct{ NoiseMultiplier float64 }
+
+// PoissonSampled runs Event on a Poisson sample: each record independently with probability Q, under
+// add/remove neighbours.
+type PoissonSampled struct {
+	Q     float64
+	Event Event
+}
+
+// SampledWithoutReplacement runs Event on a batch of Batch records drawn without replacement from N, under
+// replace-one neighbours (Wang, Balle & Kasiviswanathan 2019).
+type SampledWithoutReplacement struct {
+	N, Batch int
+	Event    Event
+}
+
+func (e GaussianEvent) String() string     { return fmt.Sprintf("Gaussian(z=%g)", e.NoiseMultiplier) }
+func (e LaplaceEvent) String() string { return fmt.Sprintf("Laplace(b/Δ=%g)", e.NoiseMultiplier) }
+func (e PoissonSampled) String() string {
+	return fmt.Sprintf("PoissonSampled(q=%g, %v)", e.Q, e.Event)
+}
+func (e SampledWithoutReplacement) String() string {
+	return fmt.Sprintf("SampledWithoutReplacement(%d of %d, %v)", e.Batch, e.N, e.Event)
+}
+
+func (e GaussianEvent) validate() error {
+	return inRange("noise multiplier", e.NoiseMultiplier, 0, math.Inf(1), false, false)
+}
+func (e LaplaceEvent) validate() error {
+	return inRange("noise multiplier", e.NoiseMultiplier, 0, math.Inf(1), false, false)
+}
+func (e PoissonSampled) validate() error {
+	if e.Event == nil {
+		return fmt.Errorf("mechanisms: PoissonSampled without an inner event")
+	}
+	return firstErr(checkQ(e.Q), e.Event.validate())
+}
+func (e SampledWithoutReplacement) validate() error {
+	if e.Event == nil {
+		return fmt.Errorf("mechanisms: SampledWithoutReplacement without an inner event")
+	}
+	if e.N < 1 {
+		return &ParamError{Param: "n", Value: float64(e.N), Allowed: "[1, ∞)"}
+	}
+	if e.Batch < 1 || e.Batch > e.N {
+		return &ParamError{Param: "batch", Value: float64(e.Batch), Allowed: fmt.Sprintf("[1, %d] (n)", e.N)}
+	}
+	return e.Event.validate()
+}
+
+// Accountant records a history of mechanisms and reports the privacy of their composition, in the manner
+// of Opacus's and dp_accounting's accountants.
+type Accountant interface {
+	// Compose records count more runs of e. A count of 0 records nothing.
+	Compose(e Event, count int) error
+	// Epsilon is the smallest ε the accountant can certify at δ for everything recorded.
+	Epsilon(delta float64) (float64, error)
+	// Delta is the δ it certifies at ε.
+	Delta(epsilon float64) (float64, error)
+	// History lists what was recorded, one line per Compose call.
+	History() []string
+}
+
+// UnsupportedEventError reports an event an accountant cannot account.
+type UnsupportedEventError struct {
+	Accountant string
+	Event      Event
+}
+
+func (e *UnsupportedEventError) Error() string {
+	return fmt.Sprintf("mechanisms: the %s accountant cannot account %v", e.Accountant, e.Event)
+}
+
+// RDPAccountant accounts in Rényi DP over an order grid: Gaussian, Poisson-subsampled Gaussian and
+// Gaussian sampled without replacement; it converts to (ε, δ) with its Conversion.
+type RDPAccountant struct {
+	Orders     []float64
+	Conversion Conversion
+	rdp        []float64
+	history    []string
+}
+
+// NewRDPAccountant returns an empty accountant over orders (nil: the DefaultOrders grid).
+func NewRDPAccountant(orders []float64, conv Conversion) (*RDPAccountant, error) {
+	if orders == nil {
+		orders, _ = Orders(DefaultOrders)
+	}
+	for _, a := range orders {
+		if err := checkOrder(a); err != nil {
+			return nil, err
+		}
+	}
+	if len(orders) == 0 {
+		return nil, fmt.Errorf("mechanisms: RDP accountant needs at least one order")
+	}
+	return &RDPAccountant{Orders: orders, Conversion: conv, rdp: make([]float64, len(orders))}, nil
+}
+
+// RDPOf returns one run of e's RDP at each order, or an error if the RDP accountant does not support e.
+func RDPOf(e Event, orders []float64) ([]float64, error) {
+	if err := e.validate(); err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(orders))
+	switch ev := e.(type) {
+	case GaussianEvent:
+		for i, a := range orders {
+			out[i] = RDPGaussian(ev.NoiseMultiplier, a)
+		}
+		return out, nil
+	case PoissonSampled:
+		if g, ok := ev.Event.(GaussianEvent); ok {
+			for i, a := range orders {
+				out[i] = rdpPoissonGaussian(ev.Q, g.NoiseMultiplier, a)
+			}
+			return out, nil
+		}
+	case SampledWithoutReplacement:
+		if g, ok := ev.Event.(GaussianEvent); ok {
+			q := float64(ev.Batch) / float64(ev.N)
+			for i, a := range orders {
+				out[i] = rdpWOR(q, g.NoiseMultiplier, a)
+			}
+			return out, nil
+		}
+	}
+	return nil, &UnsupportedEventError{Accountant: "RDP", Event: e}
+}
+
+// Compose records count runs of e.
+func (a *RDPAccountant) Compose(e Event, count int) error {
+	if err := checkSteps(count); err != nil {
+		return err
+	}
+	r, err := RDPOf(e, a.Orders)
+	if err != nil {
+		return err
+	}
+	for i := range a.rdp {
+		a.rdp[i] += float64(count) * r[i]
+	}
+	a.history = append(a.history, fmt.Sprintf("%d × %v", count, e))
+	return nil
+}
+
+// RDP returns the accumulated RDP at each order (a copy).
+func (a *RDPAccountant) RDP() []float64 { return append([]float64(nil), a.rdp...) }
+
+// Epsilon converts the accumulated RDP to ε at δ.
+func (a *RDPAccountant) Epsilon(delta float64) (float64, error) {
+	e, _, err := RDPToEpsilon(a.Orders, a.rdp, delta, a.Conversion)
+	return e, err
+}
+
+// Delta converts the accumulated RDP to δ at ε.
+func (a *RDPAccountant) Delta(epsilon float64) (float64, error) {
+	d, _, err := RDPToDelta(a.Orders, a.rdp, epsilon, a.Conversion)
+	return d, err
+}
+
+// History lists the recorded events.
+func (a *RDPAccountant) History() []string { return append([]string(nil), a.history...) }
+
+// GDPAccountant composes Gaussian mechanisms exactly in μ-GDP: μ² adds up (Dong, Roth & Su 2022).
+// It does not support subsampling (whose GDP form is only a central-limit approximation).
+type GDPAccountant struct {
+	muSq    float64
+	history []string
+}
+
+// Compose records count runs of a Gaussian event.
+func (a *GDPAccountant) Compose(e Event, count int) error {
+	if err := checkSteps(count); err != nil {
+		return err
+	}
+	if err := e.validate(); err != nil {
+		return err
+	}
+	g, ok := e.(GaussianEvent)
+	if !ok {
+		return &UnsupportedEventError{Accountant: "GDP", Event: e}
+	}
+	a.muSq += float64(count) / (g.NoiseMultiplier * g.NoiseMultiplier)
+	a.history = append(a.history, fmt.Sprintf("%d × %v", count, e))
+	return nil
+}
+
+// Mu is the composed GDP parameter μ = sqrt(Σ 1/z_i²).
+func (a *GDPAccountant) Mu() float64 { return math.Sqrt(a.muSq) }
+
+// Epsilon is the exact ε at δ of the composition.
+func (a *GDPAccountant) Epsilon(delta float64) (float64, error) {
+	if err := checkDeltaPositive(delta); err != nil {
+		return 0, err
+	}
+	if a.muSq == 0 {
+		return 0, nil
+	}
+	return GDPEpsilon(a.Mu(), delta)
+}
+
+// Delta is the exact δ at ε of the composition.
+func (a *GDPAccountant) Delta(epsilon float64) (float64, error) {
+	if err := inRange("epsilon", epsilon, 0, math.Inf(1), true, false); err != nil {
+		return 0, err
+	}
+	return GDPDelta(a.Mu(), epsilon), nil
+}
+
+// History lists the recorded events.
+func (a *GDPAccountant) History() []string { return append([]string(nil), a.history...) }
+
+// CalibrateNoise finds, by bisection, the smallest noise multiplier z in [lo, hi] for which epsAt(z) ≤ target,
+// where epsAt builds the accountant for the run at noise z and returns its ε (decreasing in z). It fails if
+// even hi does not reach the target.
+func CalibrateNoise(target, lo, hi float64, epsAt func(z float64) (float64, error)) (float64, error) {
+	if err := firstErr(checkEpsilon(target), inRange("lo", lo, 0, hi, false, false)); err != nil {
+		return 0, err
+	}
+	eHi, err := epsAt(hi)
+	if err != nil {
+		return 0, err
+	}
+	if eHi > target {
+		return 0, fmt.Errorf("mechanisms: noise multiplier %g still gives ε = %g > target %g: raise the upper bound", hi, eHi, target)
+	}
+	if eLo, err := epsAt(lo); err != nil {
+		return 0, err
+	} else if eLo <= target {
+		return lo, nil
+	}
+	var ferr error
+	z := bisect(func(z float64) float64 {
+		e, err := epsAt(z)
+		if err != nil && ferr == nil {
+			ferr = err
+		}
+		if e <= target {
+			return 1
+		}
+		return -1
+	}, lo, hi, 1e-9)
+	if ferr != nil {
+		return 0, ferr
+	}
+	// Bisection returns the midpoint of the last bracket; step to its certified end.
+	for e, _ := epsAt(z); e > target; e, _ = epsAt(z) {
+		z *= 1 + 1e-9
+	}
+	return z, nil
+}
+

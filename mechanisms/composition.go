@@ -1,0 +1,121 @@
+package mechanisms
+
+import (
+	"math"
+)
+
+// AdvancedComposition is the advanced composition theorem (Dwork, Rothblum & Vadhan 2010; Dwork & Roth
+// 2014, Thm 3.20): k mechanisms, each (ε0, δ0)-DP, compose adaptively to
+// (ε0·sqrt(2k ln(1/δ̃)) + k·ε0·(e^{ε0} − 1), k·δ0 + δ̃)-DP for any slack δ̃ > 0.
+func AdvancedComposition(eps0, delta0 float64, k int, deltaSlack float64) (eps, delta float64, err error) {
+	if err := firstErr(inRange("eps0", eps0, 0, math.Inf(1), false, false), inRange("delta0", delta0, 0, 1, true, false),
+		inRange("delta slack", deltaSlack, 0, 1, false, false)); err != nil {
+		return 0, 0, err
+	}
+	if k < 1 {
+		return 0, 0, &ParamError{Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
+	}
+	fk := float64(k)
+	eps = eps0*math.Sqrt(2*fk*math.Log(1/deltaSlack)) + fk*eps0*math.Expm1(eps0)
+	return eps, fk*delta0 + deltaSlack, nil
+}
+
+// AdvancedCompositionEps0 is the per-mechanism ε0 = ε/(2·sqrt(2k ln(1/δ̃))) of Dwork & Roth's Cor. 3.21,
+// which makes k-fold composition (ε, kδ0 + δ̃)-DP when ε < 1 (the corollary's condition; outside it, check
+// with AdvancedComposition).
+func AdvancedCompositionEps0(eps float64, k int, deltaSlack float64) (float64, error) {
+	if err := firstErr(checkEpsilon(eps), inRange("delta slack", deltaSlack, 0, 1, false, false)); err != nil {
+		return 0, err
+	}
+	if k < 1 {
+		return 0, &ParamError{Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
+	}
+	return eps / (2 * math.Sqrt(2*float64(k)*math.Log(1/deltaSlack))), nil
+}
+
+// OptimalCompositionDelta is the exact δ at ε of the k-fold composition of (ε0, δ0)-DP mechanisms (Kairouz,
+// Oh & Viswanath 2015; Murtagh & Vadhan 2016, homogeneous case). The worst case is k-fold randomized
+// response, whose privacy loss is (k − 2l)·ε0 with probability C(k,l)e^{(k−l)ε0}/(1+e^{ε0})^k; then
+// δ(ε) = 1 − (1−δ0)^k·(1 − Σ_l P(l)(1 − e^{ε − (k−2l)ε0})_+).
+func OptimalCompositionDelta(eps0, delta0 float64, k int, eps float64) (float64, error) {
+	if err := firstErr(inRange("eps0", eps0, 0, math.Inf(1), false, false), inRange("delta0", delta0, 0, 1, true, false),
+		inRange("epsilon", eps, 0, math.Inf(1), true, false)); err != nil {
+		return 0, err
+	}
+	if k < 1 {
+		return 0, &ParamError{Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
+	}
+	return optimalDelta(eps0, delta0, k, eps), nil
+}
+
+func optimalDelta(eps0, delta0 float64, k int, eps float64) float64 {
+	fk := float64(k)
+	logNorm := fk * logAdd(0, eps0) // ln (1 + e^{ε0})^k
+	logC := 0.0
+	// Σ over l with loss (k−2l)ε0 > ε of P(l)(1 − e^{ε − loss}) = Σ P(l) − e^ε Σ C(k,l)e^{lε0}/(1+e^{ε0})^k.
+	pos, neg := math.Inf(-1), math.Inf(-1)
+	for l := 0; l <= k; l++ {
+		fl := float64(l)
+		if l > 0 {
+			logC += math.Log((fk - fl + 1) / fl)
+		}
+		loss := (fk - 2*fl) * eps0
+		if loss <= eps {
+			break
+		}
+		pos = logAdd(pos, logC+(fk-fl)*eps0-logNorm)
+		neg = logAdd(neg, logC+fl*eps0-logNorm+eps)
+	}
+	pure := 0.0
+	if pos > neg {
+		pure = math.Exp(logSub(pos, neg))
+	}
+	return 1 - math.Pow(1-delta0, fk)*(1-pure)
+}
+
+// OptimalCompositionEpsilon is the smallest ε at which the k-fold composition of (ε0, δ0)-DP mechanisms is
+// (ε, δ)-DP (the inverse of OptimalCompositionDelta). δ must exceed 1 − (1−δ0)^k.
+func OptimalCompositionEpsilon(eps0, delta0 float64, k int, delta float64) (float64, error) {
+	if _, err := OptimalCompositionDelta(eps0, delta0, k, 0); err != nil {
+		return 0, err
+	}
+	if err := checkDeltaPositive(delta); err != nil {
+		return 0, err
+	}
+	floor := 1 - math.Pow(1-delta0, float64(k))
+	if delta <= floor {
+		return 0, &ParamError{Param: "delta", Value: delta, Allowed: "(1 − (1 − δ0)^k, 1) = (" + fmtBound(floor) + ", 1)"}
+	}
+	kEps := float64(k) * eps0
+	if optimalDelta(eps0, delta0, k, 0) <= delta {
+		return 0, nil
+	}
+	return bisect(func(e float64) float64 { return optimalDelta(eps0, delta0, k, e) - delta }, 0, kEps, 1e-12), nil
+}
+
+// KOVGaussianEpsilon is the ε that Wang & Hegde (2019, Thm 5 proof, after Kairouz et al.) give for k
+// Gaussian mechanisms each with sensitivity Δ and noise σ: ε = kΔ²/(2σ²) + sqrt(2kΔ²w/σ²) with
+// w = ln(e + sqrt(kΔ²/σ²)/δ). It is an upper bound; GDPEpsilon(sqrt(k)·Δ/σ, δ) is exact.
+func KOVGaussianEpsilon(k int, sensitivity, sigma, delta float64) (float64, error) {
+	if err := firstErr(checkSensitivity(sensitivity), checkSigma(sigma), checkDeltaPositive(delta)); err != nil {
+		return 0, err
+	}
+	if k < 1 {
+		return 0, &ParamError{Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
+	}
+	r := float64(k) * sensitivity * sensitivity / (sigma * sigma) // kΔ²/σ²
+	w := math.Log(math.E + math.Sqrt(r)/delta)
+	return r/2 + math.Sqrt(2*r*w), nil
+}
+
+// KOVGaussianSigma is the sufficient noise of Wang & Hegde's Theorem 5 form for k Gaussian mechanisms:
+// σ = Δ·sqrt(2k ln(e + ε/δ))/ε.
+func KOVGaussianSigma(k int, sensitivity, eps, delta float64) (float64, error) {
+	if err := firstErr(checkSensitivity(sensitivity), checkEpsilon(eps), checkDeltaPositive(delta)); err != nil {
+		return 0, err
+	}
+	if k < 1 {
+		return 0, &ParamError{Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
+	}
+	return sensitivity * math.Sqrt(2*float64(k)*math.Log(math.E+eps/delta)) / eps, nil
+}

@@ -1,0 +1,126 @@
+package mechanisms
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+)
+
+// Laplace adds Lap(b) noise, b = Δ1/ε: ε-DP for a query of ℓ1 sensitivity Δ1.
+type Laplace struct {
+	Scale float64 // b
+	rng   *rand.Rand
+}
+
+// NewLaplace returns the Laplace mechanism for an ℓ1 sensitivity and ε.
+func NewLaplace(epsilon, sensitivity float64, src rand.Source) (*Laplace, error) {
+	if err := firstErr(checkEpsilon(epsilon), checkSensitivity(sensitivity)); err != nil {
+		return nil, err
+	}
+	return NewLaplaceScale(sensitivity/epsilon, src)
+}
+
+// NewLaplaceScale returns a Laplace noise source with scale b > 0.
+func NewLaplaceScale(scale float64, src rand.Source) (*Laplace, error) {
+	if err := inRange("scale", scale, 0, math.Inf(1), false, false); err != nil {
+		return nil, err
+	}
+	if src == nil {
+		panic("mechanisms: Laplace with a nil rand.Source")
+	}
+	return &Laplace{Scale: scale, rng: rand.New(src)}, nil
+}
+
+// Sample draws one Lap(b) variate (the difference of two exponentials).
+func (l *Laplace) Sample() float64 { return l.Scale * (l.rng.ExpFloat64() - l.rng.ExpFloat64()) }
+
+// Release returns value + Lap(b).
+func (l *Laplace) Release(value float64) float64 { return value + l.Sample() }
+
+// LaplaceDelta returns the exact δ(ε) of the Laplace mechanism with scale b and sensitivity Δ (ε0 = Δ/b):
+// 1 − e^{(ε−ε0)/2} for |ε| ≤ ε0, 0 above, 1 − e^ε below.
+func LaplaceDelta(scale, sensitivity, epsilon float64) float64 {
+	e0 := sensitivity / scale
+	switch {
+	case epsilon >= e0:
+		return 0
+	case epsilon <= -e0:
+		return -math.Expm1(epsilon)
+	}
+	return -math.Expm1((epsilon - e0) / 2)
+}
+
+// StopRule says which answer ends a sparse-vector run.
+type StopRule int
+
+const (
+	// StopAtAbove ends the run at the first "above" answer: AboveThreshold (Dwork & Roth, Alg. 1).
+	StopAtAbove StopRule = iota
+	// StopAtBelow ends the run at the first "below" answer: the mirrored form Sharma et al.'s PrefixQuery
+	// uses (a prefix is extended while its noisy count stays above the threshold).
+	StopAtBelow
+)
+
+// ErrHalted is returned by SparseVector.Above after the run's stopping answer: answering more would spend
+// privacy the analysis does not cover.
+var ErrHalted = errors.New("mechanisms: sparse vector run already halted; call Reset for a new run")
+
+// SparseVectorParams configures the sparse vector technique for queries of sensitivity Δ.
+type SparseVectorParams struct {
+	Epsilon     float64 // privacy of one run (until the stopping answer)
+	Sensitivity float64 // Δ of every query
+	Threshold   float64 // the public threshold T (before noise)
+	Stop        StopRule
+	Src         rand.Source
+}
+
+// SparseVector answers threshold queries with the sparse vector technique: the threshold gets Lap(2Δ/ε)
+// noise once per run, each query Lap(4Δ/ε), and the run stops at its first StopAtAbove (or StopAtBelow)
+// answer. A run is ε-DP however many non-stopping answers it gives (Dwork & Roth 2014, Thm 3.23).
+type SparseVector struct {
+	p              SparseVectorParams
+	thresholdNoise *Laplace
+	queryNoise     *Laplace
+	noisyThreshold float64
+	halted         bool
+	ThresholdScale float64 // 2Δ/ε
+	QueryScale     float64 // 4Δ/ε
+}
+
+// NewSparseVector validates p and starts the first run.
+func NewSparseVector(p SparseVectorParams) (*SparseVector, error) {
+	if err := firstErr(checkEpsilon(p.Epsilon), checkSensitivity(p.Sensitivity),
+		inRange("threshold", p.Threshold, math.Inf(-1), math.Inf(1), false, false)); err != nil {
+		return nil, err
+	}
+	if p.Src == nil {
+		panic("mechanisms: NewSparseVector with a nil rand.Source")
+	}
+	s := &SparseVector{p: p, ThresholdScale: 2 * p.Sensitivity / p.Epsilon, QueryScale: 4 * p.Sensitivity / p.Epsilon}
+	s.thresholdNoise, _ = NewLaplaceScale(s.ThresholdScale, p.Src)
+	s.queryNoise, _ = NewLaplaceScale(s.QueryScale, p.Src)
+	s.Reset()
+	return s, nil
+}
+
+// Reset starts a new run with fresh threshold noise. Each run costs ε (compose runs with an accountant).
+func (s *SparseVector) Reset() {
+	s.noisyThreshold = s.p.Threshold + s.thresholdNoise.Sample()
+	s.halted = false
+}
+
+// Above reports whether value + Lap(4Δ/ε) exceeds the noisy threshold. After the stopping answer it
+// returns ErrHalted until Reset.
+func (s *SparseVector) Above(value float64) (bool, error) {
+	if s.halted {
+		return false, ErrHalted
+	}
+	if math.IsNaN(value) {
+		return false, &ParamError{Param: "value", Value: value, Allowed: "a number"}
+	}
+	above := value+s.queryNoise.Sample() > s.noisyThreshold
+	if above == (s.p.Stop == StopAtAbove) {
+		s.halted = true
+	}
+	return above, nil
+}

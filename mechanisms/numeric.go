@@ -1,0 +1,87 @@
+package mechanisms
+
+import "math"
+
+// logAdd returns ln(e^a + e^b) without overflow.
+func logAdd(a, b float64) float64 {
+	if a < b {
+		a, b = b, a
+	}
+	if math.IsInf(b, -1) {
+		return a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+// logSub returns ln(e^a − e^b) for a ≥ b (−∞ when equal).
+func logSub(a, b float64) float64 {
+	if math.IsInf(b, -1) {
+		return a
+	}
+	if b >= a {
+		return math.Inf(-1)
+	}
+	return a + math.Log(-math.Expm1(b-a))
+}
+
+// signedLog is a real number s·e^l kept in log space, so sums with cancellation need not overflow.
+type signedLog struct {
+	sign int // −1, 0 or +1
+	log  float64
+}
+
+func (x signedLog) add(y signedLog) signedLog {
+	switch {
+	case y.sign == 0:
+		return x
+	case x.sign == 0:
+		return y
+	case x.sign == y.sign:
+		return signedLog{x.sign, logAdd(x.log, y.log)}
+	case x.log > y.log:
+		return signedLog{x.sign, logSub(x.log, y.log)}
+	case x.log < y.log:
+		return signedLog{y.sign, logSub(y.log, x.log)}
+	}
+	return signedLog{}
+}
+
+// logErfc returns ln(erfc(x)), accurate for large x where erfc underflows.
+func logErfc(x float64) float64 {
+	if x < 25 {
+		return math.Log(math.Erfc(x))
+	}
+	// erfc(x) = e^{−x²}/(x√π) · (1 − 1/(2x²) + 3/(4x⁴) − 15/(8x⁶) + …)
+	x2 := x * x
+	return -x2 - math.Log(x) - 0.5*math.Log(math.Pi) + math.Log1p(-1/(2*x2)+3/(4*x2*x2)-15/(8*x2*x2*x2))
+}
+
+// normCDF is Φ, the standard normal CDF.
+func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
+
+// logNormCDF is ln Φ(x), accurate far into the lower tail.
+func logNormCDF(x float64) float64 {
+	if x > 0 {
+		return math.Log1p(-0.5 * math.Erfc(x/math.Sqrt2))
+	}
+	return math.Log(0.5) + logErfc(-x/math.Sqrt2)
+}
+
+// bisect finds x in [lo, hi] with f(x) = 0 for a monotone f by bisection, to relative tolerance tol on x.
+// f(lo) and f(hi) must have opposite signs.
+func bisect(f func(float64) float64, lo, hi, tol float64) float64 {
+	flo := f(lo)
+	for range 200 {
+		mid := lo + (hi-lo)/2
+		if hi-lo <= tol*math.Max(math.Abs(mid), 1e-300) {
+			return mid
+		}
+		fm := f(mid)
+		if (fm < 0) == (flo < 0) {
+			lo, flo = mid, fm
+		} else {
+			hi = mid
+		}
+	}
+	return lo + (hi-lo)/2
+}
