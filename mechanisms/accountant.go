@@ -34,8 +34,8 @@ type SampledWithoutReplacement struct {
 	Event    Event
 }
 
-func (e GaussianEvent) String() string     { return fmt.Sprintf("Gaussian(z=%g)", e.NoiseMultiplier) }
-func (e LaplaceEvent) String() string { return fmt.Sprintf("Laplace(b/Δ=%g)", e.NoiseMultiplier) }
+func (e GaussianEvent) String() string { return fmt.Sprintf("Gaussian(z=%g)", e.NoiseMultiplier) }
+func (e LaplaceEvent) String() string  { return fmt.Sprintf("Laplace(b/Δ=%g)", e.NoiseMultiplier) }
 func (e PoissonSampled) String() string {
 	return fmt.Sprintf("PoissonSampled(q=%g, %v)", e.Q, e.Event)
 }
@@ -269,4 +269,3 @@ func CalibrateNoise(target, lo, hi float64, epsAt func(z float64) (float64, erro
 	}
 	return z, nil
 }
-
