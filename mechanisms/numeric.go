@@ -48,13 +48,20 @@ func (x signedLog) add(y signedLog) signedLog {
 
 // logErfc returns ln(erfc(x)), accurate for large x where erfc underflows.
 func logErfc(x float64) float64 {
-	if x < 25 {
+	switch {
+	case x < -6:
+		return math.Ln2 // erfc(x) = 2 − erfc(−x), and erfc(6) < 2.2e−17: exactly 2 in double precision
+	case x < 25:
 		return math.Log(math.Erfc(x))
 	}
-	// erfc(x) = e^{−x²}/(x√π) · (1 − 1/(2x²) + 3/(4x⁴) − 15/(8x⁶) + …)
+	// erfc(x) = e^{−x²}/(x√π) · (1 + u), u = −1/(2x²) + 3/(4x⁴) − 15/(8x⁶) + …, |u| < 1e−3;
+	// ln(1 + u) by its series, accurate to 1e−13.
 	x2 := x * x
-	return -x2 - math.Log(x) - 0.5*math.Log(math.Pi) + math.Log1p(-1/(2*x2)+3/(4*x2*x2)-15/(8*x2*x2*x2))
+	u := -1/(2*x2) + 3/(4*x2*x2) - 15/(8*x2*x2*x2)
+	return -x2 - math.Log(x) - halfLogPi + u - u*u/2 + u*u*u/3
 }
+
+const halfLogPi = 0.5723649429247001 // ln(π)/2
 
 // normCDF is Φ, the standard normal CDF.
 func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }

@@ -289,30 +289,45 @@ func chernoffWindow(d *pmf, k int, tail float64) (L, U int) {
 	upper, lower := fk*float64(len(d.p)-1), 0.0 // support of the sum, relative to k·d.lo
 	if sd > 0 {
 		lt := math.Log(tail)
-		for m := -12; m <= 12; m++ {
+		lp := make([]float64, len(d.p)) // ln(p_i/tot), −∞ for empty entries
+		for i, v := range d.p {
+			lp[i] = math.Log(v / tot)
+		}
+		// dev(t) = (k·ln E[e^{±t(X−mean)}] − ln tail)/t bounds the deviation of the sum for every t > 0;
+		// search t = 2^m/(sd·√k) coarsely, then around the best m.
+		dev := func(m int, sign float64) float64 {
 			t := math.Ldexp(1, m) / (sd * math.Sqrt(fk))
-			for _, sign := range []float64{1, -1} {
-				// ln E[e^{s·t·(X−mean)}] with s = ±1, X the index (normalised by tot).
-				mx, acc := math.Inf(-1), 0.0
-				for i, v := range d.p {
-					if v <= 0 {
-						continue
-					}
-					x := math.Log(v/tot) + sign*t*(float64(i)-mean)
-					if x > mx {
-						acc = acc*math.Exp(mx-x) + 1
-						mx = x
-					} else {
-						acc += math.Exp(x - mx)
-					}
+			mx, acc := math.Inf(-1), 0.0
+			for i, l := range lp {
+				if math.IsInf(l, -1) {
+					continue
 				}
-				logM := mx + math.Log(acc)
-				dev := (fk*logM - lt) / t
-				if sign > 0 {
-					upper = math.Min(upper, fk*mean+dev)
+				x := l + sign*t*(float64(i)-mean)
+				if x > mx {
+					acc = acc*math.Exp(mx-x) + 1
+					mx = x
 				} else {
-					lower = math.Max(lower, fk*mean-dev)
+					acc += math.Exp(x - mx)
 				}
+			}
+			return (fk*(mx+math.Log(acc)) - lt) / t
+		}
+		for _, sign := range []float64{1, -1} {
+			best, bestM := math.Inf(1), 0
+			for m := -12; m <= 12; m += 4 {
+				if v := dev(m, sign); v < best {
+					best, bestM = v, m
+				}
+			}
+			for m := bestM - 2; m <= bestM+2; m++ {
+				if m != bestM {
+					best = math.Min(best, dev(m, sign))
+				}
+			}
+			if sign > 0 {
+				upper = math.Min(upper, fk*mean+best)
+			} else {
+				lower = math.Max(lower, fk*mean-best)
 			}
 		}
 	}

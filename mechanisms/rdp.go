@@ -54,6 +54,17 @@ func Orders(name string) ([]float64, error) {
 	return f(), nil
 }
 
+// IntegerOrders returns the orders lo, lo+1, …, hi (lo ≥ 2). A dense integer grid finds optima that the
+// named grids skip: for GPOPE with n = 1000, T = 1000, ε = 0.1 the best order is 92, between dpa_default's
+// 63 and 128, and the calibrated σ drops from 6.09 to 5.18.
+func IntegerOrders(lo, hi int) []float64 {
+	o := make([]float64, 0, max(hi-lo+1, 0))
+	for a := max(lo, 2); a <= hi; a++ {
+		o = append(o, float64(a))
+	}
+	return o
+}
+
 // RDPGaussian is the Rényi DP of the Gaussian mechanism at order α with noise multiplier z = σ/Δ: α/(2z²).
 func RDPGaussian(z, alpha float64) float64 { return alpha / (2 * z * z) }
 
@@ -106,33 +117,42 @@ func logAInt(q, z float64, alpha int) float64 {
 // A0 = Σ_i C(α,i) q^i (1−q)^{α−i} e^{(i²−i)/(2z²)} · ½erfc((i − z0)/(√2 z)),
 // A1 = Σ_i C(α,i) q^{α−i} (1−q)^i e^{(j²−j)/(2z²)} · ½erfc((z0 − j)/(√2 z)), j = α − i,
 // z0 = z² ln(1/q − 1) + ½ (Mironov, Talwar & Zhang 2019, §3.3). The series run until their terms are
-// negligible (below e^{−40} relative to the sum) past i = α.
+// below double precision of the sum past i = α + 1.
 func logAFrac(q, z, alpha float64) float64 {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	z2 := z * z
 	z0 := z2*math.Log(1/q-1) + 0.5
-	var a0, a1 signedLog
-	coef := signedLog{sign: 1, log: 0} // C(α, 0) = 1
+	inv, sz := 1/(2*z2), math.Sqrt2*z
+	// The signed sum A0 + A1 is kept as sum·e^M with a running maximum M of the terms' log magnitudes:
+	// one exp per term, and a rescale only when a larger term arrives.
+	sum, M := 0.0, math.Inf(-1)
+	// acc adds c·e^s and returns e^{s−M} (after any rescale).
+	acc := func(c, s float64) float64 {
+		if s > M {
+			sum = sum*math.Exp(M-s) + c
+			M = s
+			return 1
+		}
+		v := math.Exp(s - M)
+		sum += c * v
+		return v
+	}
+	// C(α, i) in linear space: for fractional α its magnitude stays between ~1e−60 and C(11, 5) on the grids
+	// used here, so no logarithm is needed per term; the magnitude enters M through the log of the rest.
+	coef := 1.0
 	for i := 0; ; i++ {
 		fi := float64(i)
 		if i > 0 {
-			// C(α, i) = C(α, i−1)·(α − i + 1)/i, with its sign.
-			r := (alpha - fi + 1) / fi
-			if r < 0 {
-				coef.sign = -coef.sign
-			}
-			coef.log += math.Log(math.Abs(r))
+			coef *= (alpha - fi + 1) / fi
 		}
 		j := alpha - fi
-		s0 := coef.log + fi*lq + j*l1q + (fi*fi-fi)/(2*z2) + math.Log(0.5) + logErfc((fi-z0)/(math.Sqrt2*z))
-		s1 := coef.log + j*lq + fi*l1q + (j*j-j)/(2*z2) + math.Log(0.5) + logErfc((z0-j)/(math.Sqrt2*z))
-		a0 = a0.add(signedLog{coef.sign, s0})
-		a1 = a1.add(signedLog{coef.sign, s1})
-		if fi > alpha+1 {
-			total := a0.add(a1)
-			if math.Max(s0, s1) < total.log-40 || i > 100000 {
-				return total.log
-			}
+		s0 := fi*lq + j*l1q + (fi*fi-fi)*inv - math.Ln2 + logErfc((fi-z0)/sz)
+		s1 := j*lq + fi*l1q + (j*j-j)*inv - math.Ln2 + logErfc((z0-j)/sz)
+		v := math.Abs(coef) * (acc(coef, s0) + acc(coef, s1))
+		// Past i = α + 1 the coefficients alternate in sign with decreasing magnitude, so the rest of the
+		// series is smaller than its first term: stop when that is below double precision of the sum.
+		if fi > alpha+1 && (v < 1e-16*math.Abs(sum) || i > 100000) {
+			return M + math.Log(sum)
 		}
 	}
 }
@@ -283,9 +303,9 @@ func MomentsDelta(lambdas, logMoments []float64, epsilon float64) float64 {
 	return math.Min(math.Exp(ld), 1)
 }
 
-// AbadiLemma3LogMoment is the leading term of Abadi et al.'s Lemma 3 bound on the log moment of one
-// Poisson-subsampled Gaussian step, q²λ(λ+1)/((1−q)σ²), stated for σ ≥ 1 and λ ≤ σ² ln(1/(qσ)); it omits
-// the O(q³λ³/σ³) term, so it is an approximation, shown for comparison with the exact RDP.
+// AbadiLemma3LogMoment is the leading term of Abadi et al.'s Lemma 3 upper bound on the log moment of one
+// Poisson-subsampled Gaussian step, q²λ(λ+1)/((1−q)σ²), stated for σ ≥ 1 and λ ≤ σ² ln(1/(qσ)) and
+// omitting an O(q³λ³/σ³) term. For small q it is about twice the exact log moment λ·RDP(λ+1).
 func AbadiLemma3LogMoment(q, sigma, lambda float64) float64 {
 	return q * q * lambda * (lambda + 1) / ((1 - q) * sigma * sigma)
 }
