@@ -72,7 +72,7 @@ func main() {
 	if *shot != "" && failed == 0 {
 		html := filepath.Join(*out, strings.TrimSuffix(*shot, ".ipynb")+".html")
 		png := strings.TrimSuffix(html, ".html") + ".png"
-		if err := kernels.Screenshot(*chromium, html, png, 1100, 3000); err != nil {
+		if err := kernels.Screenshot(*chromium, html, png, 1100, 4200); err != nil {
 			fail(err)
 		}
 		n, err := kernels.CheckScreenshot(png, 300)
