@@ -58,6 +58,21 @@ func (p vectorParams) orders(t *testing.T) []float64 {
 	return o
 }
 
+func (p vectorParams) poissonGaussian(t *testing.T) Event {
+	return PoissonSampled{Q: p.f(t, "q"), Event: GaussianEvent{NoiseMultiplier: p.f(t, "sigma")}}
+}
+
+// composedEpsilon records the row's steps of ev in acc (built with error err) and returns ε at its delta.
+func composedEpsilon(t *testing.T, acc Accountant, err error, ev Event, p vectorParams) (float64, error) {
+	if err != nil {
+		return 0, err
+	}
+	if err := acc.Compose(ev, p.i(t, "steps")); err != nil {
+		return 0, err
+	}
+	return acc.Epsilon(p.f(t, "delta"))
+}
+
 // evalVector computes one row's query. Every query of the file's README must be handled here.
 func evalVector(t *testing.T, query string, p vectorParams) (float64, error) {
 	switch query {
@@ -71,37 +86,17 @@ func evalVector(t *testing.T, query string, p vectorParams) (float64, error) {
 		return RDPPoissonGaussian(p.f(t, "q"), p.f(t, "sigma"), p.f(t, "alpha"))
 	case "rdp_epsilon_poisson_gaussian":
 		acc, err := NewRDPAccountant(p.orders(t), p.conversion(t))
-		if err != nil {
-			return 0, err
-		}
-		ev := PoissonSampled{Q: p.f(t, "q"), Event: GaussianEvent{NoiseMultiplier: p.f(t, "sigma")}}
-		if err := acc.Compose(ev, p.i(t, "steps")); err != nil {
-			return 0, err
-		}
-		return acc.Epsilon(p.f(t, "delta"))
+		return composedEpsilon(t, acc, err, p.poissonGaussian(t), p)
 	case "rdp_epsilon_wor_gaussian":
 		if p["relation"] != "replace_one" {
 			t.Fatalf("relation %q: only replace_one rows are defined", p["relation"])
 		}
 		acc, err := NewRDPAccountant(p.orders(t), p.conversion(t))
-		if err != nil {
-			return 0, err
-		}
 		ev := SampledWithoutReplacement{N: p.i(t, "n"), Batch: p.i(t, "batch"), Event: GaussianEvent{NoiseMultiplier: p.f(t, "sigma")}}
-		if err := acc.Compose(ev, p.i(t, "steps")); err != nil {
-			return 0, err
-		}
-		return acc.Epsilon(p.f(t, "delta"))
+		return composedEpsilon(t, acc, err, ev, p)
 	case "pld_epsilon_poisson_gaussian":
 		acc, err := NewPLDAccountant(PLDParams{Discretization: p.f(t, "discretization")})
-		if err != nil {
-			return 0, err
-		}
-		ev := PoissonSampled{Q: p.f(t, "q"), Event: GaussianEvent{NoiseMultiplier: p.f(t, "sigma")}}
-		if err := acc.Compose(ev, p.i(t, "steps")); err != nil {
-			return 0, err
-		}
-		return acc.Epsilon(p.f(t, "delta"))
+		return composedEpsilon(t, acc, err, p.poissonGaussian(t), p)
 	case "advanced_composition_epsilon":
 		eps, _, err := AdvancedComposition(p.f(t, "eps0"), 0, p.i(t, "k"), p.f(t, "delta_slack"))
 		return eps, err
