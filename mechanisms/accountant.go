@@ -269,3 +269,54 @@ func CalibrateNoise(target, lo, hi float64, epsAt func(z float64) (float64, erro
 	}
 	return z, nil
 }
+
+// MaxSteps returns the largest number of runs n ≤ limit of e whose composition stays within (ε, δ) under
+// the accountant that newAccountant builds (fresh for every trial count): "train until the budget is spent".
+// It returns limit when even limit runs fit, and 0 when a single run does not.
+func MaxSteps(newAccountant func() (Accountant, error), e Event, epsilon, delta float64, limit int) (int, error) {
+	if err := firstErr(checkEpsilon(epsilon), checkDeltaPositive(delta)); err != nil {
+		return 0, err
+	}
+	if limit < 1 {
+		return 0, &ParamError{Param: "limit", Value: float64(limit), Allowed: "[1, ∞)"}
+	}
+	fits := func(n int) (bool, error) {
+		a, err := newAccountant()
+		if err != nil {
+			return false, err
+		}
+		if err := a.Compose(e, n); err != nil {
+			return false, err
+		}
+		eps, err := a.Epsilon(delta)
+		return eps <= epsilon, err
+	}
+	lo, hi := 0, 1 // fits(lo) holds (0 runs cost nothing); find the first hi that does not fit
+	for {
+		ok, err := fits(hi)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			break
+		}
+		lo = hi
+		if hi == limit {
+			return limit, nil
+		}
+		hi = min(2*hi, limit)
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		ok, err := fits(mid)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
+}

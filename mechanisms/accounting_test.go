@@ -348,3 +348,70 @@ func TestBudget(t *testing.T) {
 		t.Errorf("spent (%g, %g), items %v", e, d, b.Items())
 	}
 }
+
+// TestSharmaDPSGDSteps reproduces ALGORITHMS.md §4.3's table of expert-level DP-SGD steps before the budget
+// is exhausted (RDP, improved conversion, dpa_default). The first row's "> 2·10⁶" comes out at 1,994,140
+// here: 0.3% under, the spec's order grid being unstated.
+func TestSharmaDPSGDSteps(t *testing.T) {
+	rdp := func() (Accountant, error) { return NewRDPAccountant(nil, ConversionImproved) }
+	for _, c := range []struct {
+		eps, delta, q, s float64
+		want             int
+		rel              float64
+	}{
+		{2.5, 3.3e-5, 0.0171, 40, 2000000, 0.005},
+		{2.5, 3.3e-5, 0.0213, 20, 320000, 0.01},
+		{5, 3.3e-4, 0.0853, 20, 84000, 0.01},
+	} {
+		ev := PoissonSampled{Q: c.q, Event: GaussianEvent{c.s}}
+		n, err := MaxSteps(rdp, ev, c.eps, c.delta, 1e7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		near(t, "steps", float64(n), float64(c.want), c.rel)
+		// n fits and n+1 does not.
+		a, _ := NewRDPAccountant(nil, ConversionImproved)
+		a.Compose(ev, n)
+		e1, _ := a.Epsilon(c.delta)
+		a.Compose(ev, 1)
+		e2, _ := a.Epsilon(c.delta)
+		if e1 > c.eps || e2 <= c.eps {
+			t.Errorf("%v: ε(%d) = %g, ε(%d) = %g around the budget %g", ev, n, e1, n+1, e2, c.eps)
+		}
+	}
+	if n, _ := MaxSteps(rdp, GaussianEvent{100}, 1, 1e-5, 50); n != 50 {
+		t.Errorf("a budget that fits the limit: %d steps, want the limit 50", n)
+	}
+	if n, _ := MaxSteps(rdp, GaussianEvent{0.1}, 1, 1e-5, 50); n != 0 {
+		t.Errorf("a budget one step exceeds: %d steps, want 0", n)
+	}
+}
+
+// TestWangHegdeCalibrationRows reproduces the other two rows of ALGORITHMS.md §2.5's worked example, from
+// the paper's inputs: v = 4α(k+1)/B, ‖f‖²_H ≤ C = (v² + v)L², β = 1/v, σ by Theorem 5 with T′ = T/B ≈ 39,
+// the tail margin 2k − 8.68√β σ, the exact GDP ε and the KOV-formula ε.
+func TestWangHegdeCalibrationRows(t *testing.T) {
+	for _, r := range []struct {
+		eps, lr, k                             float64
+		v, sigma, margin, exact, kov, relSigma float64
+	}{
+		{0.9, 7e-5, 210, 4.6e-4, 0.637, 163, 0.639, 0.848, 0.01},
+		{0.45, 3e-5, 420, 3.9e-4, 1.13, 345, 0.306, 0.417, 0.01},
+	} {
+		const T, B, L, delta = 5000, 128, 1.0, 1e-4
+		v := 4 * r.lr * (r.k + 1) / B
+		near(t, "v", v, r.v, 0.02)
+		c := (v*v + v) * L * L
+		beta := 1 / v
+		s, err := KOVGaussianSigma(39, math.Sqrt(c), r.eps, delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		near(t, "σ", s, r.sigma, r.relSigma)
+		near(t, "tail margin", 2*r.k-8.68*math.Sqrt(beta)*s, r.margin, 0.01)
+		e, _ := GDPEpsilon(math.Sqrt(39*c)/s, delta)
+		near(t, "exact ε", e, r.exact, 0.01)
+		kov, _ := KOVGaussianEpsilon(39, math.Sqrt(c), s, delta)
+		near(t, "KOV ε", kov, r.kov, 0.01)
+	}
+}

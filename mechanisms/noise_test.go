@@ -204,6 +204,14 @@ func TestSmoothSensitivity(t *testing.T) {
 	r := math.Sqrt(10) + math.Sqrt(2*math.Log(2e5))
 	near(t, "β (App. A)", b, 1/(5*r*r), 1e-15)
 
+	// Balle et al.'s worked example (ALGORITHMS.md §3.6): ε = δ = 0.1, α = 122.39; β = 5.953e−4 for the
+	// tabular chain (d = 39) and 1.087e−3 for pair aggregation (d = 20).
+	a, b = smoothConstants(t, 0.1, 0.1, 39, SmoothLemma1)
+	near(t, "Balle α", a, 122.39, 1e-4)
+	near(t, "Balle β, d = 39", b, 5.953e-4, 1e-3)
+	_, b = smoothConstants(t, 0.1, 0.1, 20, SmoothLemma1)
+	near(t, "Balle β, d = 20", b, 1.087e-3, 1e-3)
+
 	w := []float64{0.5, 1, 2, 0.25, 1}
 	psi := func(n []int, beta float64) float64 {
 		kMax := 0
