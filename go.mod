@@ -3,6 +3,7 @@ module dprl
 go 1.26
 
 require (
+	github.com/ByteArena/box2d v1.0.2
 	github.com/janpfeifer/gonb v0.11.5
 	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0

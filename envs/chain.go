@@ -1,0 +1,175 @@
+package envs
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// ChainParams configures a chain of N states 0 … N−1 whose last state is absorbing (terminal). There are
+// two actions: 0 stays, 1 tries to advance and succeeds with probability AdvanceProb.
+type ChainParams struct {
+	N           int
+	AdvanceProb float64   // probability that action 1 moves to the next state (otherwise it stays)
+	StepReward  float64   // reward of a step that does not reach the absorbing state
+	GoalReward  float64   // reward of the step that reaches it
+	Start       []float64 // start distribution over the N−1 non-absorbing states; nil: uniform
+	Label       string    // the registry name
+}
+
+// BalleChainParams is Balle et al.'s chain (ALGORITHMS.md §3.6, from the authors' code): N = 40, reward 1
+// on reaching the absorbing state and 0 otherwise, uniform start. Their evaluated policy picks stay or
+// advance with probability ½ each (p = 0.5); use a fixed stochastic policy for it. Time limit 200.
+func BalleChainParams() ChainParams {
+	return ChainParams{N: 40, AdvanceProb: 1, StepReward: 0, GoalReward: 1, Label: "chain"}
+}
+
+// MDP100Params is Seo & Yang's "MDP-100" patient-treatment chain as ALGORITHMS.md §5.5 proposes: 100
+// states, "move right" advances with probability 0.9, reward −1 per step and +1 on reaching the absorbing
+// state, start in state 0. Time limit 1000.
+func MDP100Params() ChainParams {
+	start := make([]float64, 99)
+	start[0] = 1
+	return ChainParams{N: 100, AdvanceProb: 0.9, StepReward: -1, GoalReward: 1, Start: start, Label: "mdp100"}
+}
+
+// Chain is the chain environment. Its observation is the state index.
+type Chain struct {
+	p ChainParams
+	episode
+	s   int
+	obs [1]float64
+}
+
+// NewChain returns a chain; it panics on invalid parameters (use ValidateChain to check user input).
+func NewChain(p ChainParams) *Chain {
+	if err := ValidateChain(p); err != nil {
+		panic(err)
+	}
+	if p.Label == "" {
+		p.Label = "chain"
+	}
+	return &Chain{p: p}
+}
+
+// ValidateChain checks chain parameters.
+func ValidateChain(p ChainParams) error {
+	if p.N < 2 {
+		return fmt.Errorf("envs: chain N = %d is outside the allowed range [2, ∞)", p.N)
+	}
+	if !(p.AdvanceProb > 0 && p.AdvanceProb <= 1) {
+		return fmt.Errorf("envs: chain AdvanceProb = %v is outside the allowed range (0, 1]", p.AdvanceProb)
+	}
+	if p.Start != nil {
+		if len(p.Start) != p.N-1 {
+			return fmt.Errorf("envs: chain start distribution has %d entries, want N−1 = %d", len(p.Start), p.N-1)
+		}
+		sum := 0.0
+		for i, w := range p.Start {
+			if !(w >= 0) {
+				return fmt.Errorf("envs: chain Start[%d] = %v is outside the allowed range [0, 1]", i, w)
+			}
+			sum += w
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			return fmt.Errorf("envs: chain start distribution sums to %v, want 1", sum)
+		}
+	}
+	return nil
+}
+
+func (c *Chain) Name() string        { return c.p.Label }
+func (c *Chain) NumActions() int     { return 2 }
+func (c *Chain) NumStates() int      { return c.p.N }
+func (c *Chain) Params() ChainParams { return c.p }
+
+// StateIndex is the observation itself.
+func (c *Chain) StateIndex(obs []float64) int { return int(obs[0]) }
+
+func (c *Chain) ObservationSpace() Box {
+	return Box{Low: []float64{0}, High: []float64{float64(c.p.N - 1)}}
+}
+
+// Reset draws the start state.
+func (c *Chain) Reset(src rand.Source) ([]float64, error) {
+	if err := c.begin(src); err != nil {
+		return nil, err
+	}
+	if c.p.Start == nil {
+		c.s = c.rng.IntN(c.p.N - 1)
+	} else {
+		u, acc := c.rng.Float64(), 0.0
+		c.s = c.p.N - 2
+		for i, w := range c.p.Start {
+			acc += w
+			if u < acc {
+				c.s = i
+				break
+			}
+		}
+	}
+	c.obs[0] = float64(c.s)
+	return c.obs[:], nil
+}
+
+// Step moves along the chain.
+func (c *Chain) Step(a int) (StepResult, error) {
+	if err := c.check(c.p.Label, a, 2); err != nil {
+		return StepResult{}, err
+	}
+	if a == 1 && (c.p.AdvanceProb == 1 || c.rng.Float64() < c.p.AdvanceProb) {
+		c.s++
+	}
+	r := StepResult{Obs: c.obs[:], Reward: c.p.StepReward}
+	if c.s == c.p.N-1 {
+		r.Reward, r.Terminated = c.p.GoalReward, true
+	}
+	c.obs[0] = float64(c.s)
+	c.end(r.Terminated)
+	return r, nil
+}
+
+// State is the state index.
+func (c *Chain) State() []float64 { return []float64{float64(c.s)} }
+
+// SetState sets the state index (a non-absorbing state).
+func (c *Chain) SetState(s []float64) error {
+	if len(s) != 1 {
+		return stateError(c.p.Label, len(s), 1)
+	}
+	i := int(s[0])
+	if float64(i) != s[0] || i < 0 || i >= c.p.N-1 {
+		return fmt.Errorf("envs: %s: state %v is outside the allowed range [0, %d] (non-absorbing states)", c.p.Label, s[0], c.p.N-2)
+	}
+	c.s = i
+	c.obs[0] = s[0]
+	c.resume()
+	return nil
+}
+
+// Model returns the chain's tabular model (transition probabilities and expected rewards).
+func (c *Chain) Model() *Model {
+	n := c.p.N
+	m := NewModel(n, 2)
+	for s := 0; s < n-1; s++ {
+		m.Add(s, 0, s, 1, c.p.StepReward)
+		next := s + 1
+		rew := c.p.StepReward
+		if next == n-1 {
+			rew = c.p.GoalReward
+		}
+		m.Add(s, 1, next, c.p.AdvanceProb, rew)
+		if c.p.AdvanceProb < 1 {
+			m.Add(s, 1, s, 1-c.p.AdvanceProb, c.p.StepReward)
+		}
+	}
+	m.Terminal[n-1] = true
+	if c.p.Start == nil {
+		for s := 0; s < n-1; s++ {
+			m.Start[s] = 1 / float64(n-1)
+		}
+	} else {
+		copy(m.Start, c.p.Start)
+	}
+	return m
+}

@@ -1,0 +1,301 @@
+package envs
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// CartPoleParams are CartPole-v1's physical constants; zero fields take Gymnasium's values. Sharma et al.
+// train experts on variations of them.
+type CartPoleParams struct {
+	Gravity, CartMass, PoleMass, HalfLength, ForceMag, Tau float64
+}
+
+func (p CartPoleParams) withDefaults() CartPoleParams {
+	def := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&p.Gravity, 9.8)
+	def(&p.CartMass, 1.0)
+	def(&p.PoleMass, 0.1)
+	def(&p.HalfLength, 0.5)
+	def(&p.ForceMag, 10)
+	def(&p.Tau, 0.02)
+	return p
+}
+
+// CartPole is Gymnasium's CartPole-v1 (explicit Euler; reward +1 on every step, including the failing one).
+// State (x, ẋ, θ, θ̇) in float64; the observation is its float32 rounding.
+type CartPole struct {
+	p CartPoleParams
+	episode
+	s   [4]float64
+	obs [4]float64
+}
+
+// NewCartPole returns CartPole with the given constants.
+func NewCartPole(p CartPoleParams) *CartPole { return &CartPole{p: p.withDefaults()} }
+
+const cartPoleThetaLimit = 12 * 2 * math.Pi / 360
+
+func (c *CartPole) Name() string    { return "cartpole" }
+func (c *CartPole) NumActions() int { return 2 }
+func (c *CartPole) ObservationSpace() Box {
+	inf := math.Inf(1)
+	// Observations can exceed the termination bounds by one step's motion.
+	return Box{Low: []float64{-4.8, -inf, -2 * cartPoleThetaLimit, -inf}, High: []float64{4.8, inf, 2 * cartPoleThetaLimit, inf}}
+}
+
+func (c *CartPole) Reset(src rand.Source) ([]float64, error) {
+	if err := c.begin(src); err != nil {
+		return nil, err
+	}
+	for i := range c.s {
+		c.s[i] = -0.05 + 0.1*c.rng.Float64()
+	}
+	return c.observe(), nil
+}
+
+func (c *CartPole) observe() []float64 {
+	for i, v := range c.s {
+		c.obs[i] = f32(v)
+	}
+	return c.obs[:]
+}
+
+func (c *CartPole) Step(a int) (StepResult, error) {
+	if err := c.check("cartpole", a, 2); err != nil {
+		return StepResult{}, err
+	}
+	p := c.p
+	x, xDot, th, thDot := c.s[0], c.s[1], c.s[2], c.s[3]
+	force := -p.ForceMag
+	if a == 1 {
+		force = p.ForceMag
+	}
+	total := p.CartMass + p.PoleMass
+	pml := p.PoleMass * p.HalfLength
+	cos, sin := math.Cos(th), math.Sin(th)
+	tmp := (force + pml*thDot*thDot*sin) / total
+	thAcc := (p.Gravity*sin - cos*tmp) / (p.HalfLength * (4.0/3.0 - p.PoleMass*cos*cos/total))
+	xAcc := tmp - pml*thAcc*cos/total
+	x += p.Tau * xDot
+	xDot += p.Tau * xAcc
+	th += p.Tau * thDot
+	thDot += p.Tau * thAcc
+	c.s = [4]float64{x, xDot, th, thDot}
+	term := x < -2.4 || x > 2.4 || th < -cartPoleThetaLimit || th > cartPoleThetaLimit
+	c.end(term)
+	return StepResult{Obs: c.observe(), Reward: 1, Terminated: term}, nil
+}
+
+func (c *CartPole) State() []float64 { return slices.Clone(c.s[:]) }
+func (c *CartPole) SetState(s []float64) error {
+	if len(s) != 4 {
+		return stateError("cartpole", len(s), 4)
+	}
+	copy(c.s[:], s)
+	c.observe()
+	c.resume()
+	return nil
+}
+
+// MountainCar is Gymnasium's MountainCar-v0 (Sutton & Barto): reward −1 per step, terminated at the goal.
+type MountainCar struct {
+	episode
+	s   [2]float64
+	obs [2]float64
+}
+
+// NewMountainCar returns MountainCar-v0.
+func NewMountainCar() *MountainCar { return &MountainCar{} }
+
+func (m *MountainCar) Name() string    { return "mountaincar" }
+func (m *MountainCar) NumActions() int { return 3 }
+func (m *MountainCar) ObservationSpace() Box {
+	return Box{Low: []float64{f32(-1.2), f32(-0.07)}, High: []float64{f32(0.6), f32(0.07)}}
+}
+
+func (m *MountainCar) Reset(src rand.Source) ([]float64, error) {
+	if err := m.begin(src); err != nil {
+		return nil, err
+	}
+	m.s = [2]float64{-0.6 + 0.2*m.rng.Float64(), 0}
+	return m.observe(), nil
+}
+
+func (m *MountainCar) observe() []float64 {
+	m.obs = [2]float64{f32(m.s[0]), f32(m.s[1])}
+	return m.obs[:]
+}
+
+func (m *MountainCar) Step(a int) (StepResult, error) {
+	if err := m.check("mountaincar", a, 3); err != nil {
+		return StepResult{}, err
+	}
+	p, v := m.s[0], m.s[1]
+	v += float64(a-1)*0.001 + math.Cos(3*p)*(-0.0025)
+	v = math.Min(math.Max(v, -0.07), 0.07)
+	p += v
+	p = math.Min(math.Max(p, -1.2), 0.6)
+	if p == -1.2 && v < 0 {
+		v = 0
+	}
+	m.s = [2]float64{p, v}
+	term := p >= 0.5 && v >= 0
+	m.end(term)
+	return StepResult{Obs: m.observe(), Reward: -1, Terminated: term}, nil
+}
+
+func (m *MountainCar) State() []float64 { return slices.Clone(m.s[:]) }
+func (m *MountainCar) SetState(s []float64) error {
+	if len(s) != 2 {
+		return stateError("mountaincar", len(s), 2)
+	}
+	copy(m.s[:], s)
+	m.observe()
+	m.resume()
+	return nil
+}
+
+// AcrobotParams are Acrobot-v1's constants; zero fields take Gymnasium's values ("book" dynamics).
+type AcrobotParams struct {
+	LinkLength1, LinkLength2, LinkMass1, LinkMass2 float64
+	// LinkCOM1, LinkCOM2 are the distances of the links' centres of mass from their joints (0.5). Like
+	// Gymnasium, they do not follow the link lengths.
+	LinkCOM1, LinkCOM2 float64
+	// NIPS selects the "nips" dynamics, which drop the θ̇1² term.
+	NIPS bool
+}
+
+func (p AcrobotParams) withDefaults() AcrobotParams {
+	def := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&p.LinkLength1, 1)
+	def(&p.LinkLength2, 1)
+	def(&p.LinkMass1, 1)
+	def(&p.LinkMass2, 1)
+	def(&p.LinkCOM1, 0.5)
+	def(&p.LinkCOM2, 0.5)
+	return p
+}
+
+// Acrobot is Gymnasium's Acrobot-v1: one RK4 step of 0.2 s per action, torques −1, 0, +1, reward −1 per
+// step and 0 on the terminating one. The moments of inertia are 1, as in Gymnasium.
+type Acrobot struct {
+	p AcrobotParams
+	episode
+	s   [4]float64
+	obs [6]float64
+}
+
+// NewAcrobot returns Acrobot with the given constants.
+func NewAcrobot(p AcrobotParams) *Acrobot { return &Acrobot{p: p.withDefaults()} }
+
+const (
+	acrobotDt      = 0.2
+	acrobotMaxV1   = 4 * math.Pi
+	acrobotMaxV2   = 9 * math.Pi
+	acrobotGravity = 9.8
+)
+
+func (ac *Acrobot) Name() string    { return "acrobot" }
+func (ac *Acrobot) NumActions() int { return 3 }
+func (ac *Acrobot) ObservationSpace() Box {
+	return Box{Low: []float64{-1, -1, -1, -1, f32(-acrobotMaxV1), f32(-acrobotMaxV2)}, High: []float64{1, 1, 1, 1, f32(acrobotMaxV1), f32(acrobotMaxV2)}}
+}
+
+func (ac *Acrobot) Reset(src rand.Source) ([]float64, error) {
+	if err := ac.begin(src); err != nil {
+		return nil, err
+	}
+	for i := range ac.s {
+		ac.s[i] = f32(-0.1 + 0.2*ac.rng.Float64()) // Gymnasium casts the reset state to float32
+	}
+	return ac.observe(), nil
+}
+
+func (ac *Acrobot) observe() []float64 {
+	t1, t2 := ac.s[0], ac.s[1]
+	ac.obs = [6]float64{f32(math.Cos(t1)), f32(math.Sin(t1)), f32(math.Cos(t2)), f32(math.Sin(t2)), f32(ac.s[2]), f32(ac.s[3])}
+	return ac.obs[:]
+}
+
+// deriv is the time derivative of (θ1, θ2, θ̇1, θ̇2) under torque tau.
+func (ac *Acrobot) deriv(y [4]float64, tau float64) [4]float64 {
+	p := ac.p
+	m1, m2, l1 := p.LinkMass1, p.LinkMass2, p.LinkLength1
+	lc1, lc2 := p.LinkCOM1, p.LinkCOM2
+	const i1, i2, g = 1.0, 1.0, acrobotGravity
+	t1, t2, dt1, dt2 := y[0], y[1], y[2], y[3]
+	d1 := m1*lc1*lc1 + m2*(l1*l1+lc2*lc2+2*l1*lc2*math.Cos(t2)) + i1 + i2
+	d2 := m2*(lc2*lc2+l1*lc2*math.Cos(t2)) + i2
+	phi2 := m2 * lc2 * g * math.Cos(t1+t2-math.Pi/2)
+	phi1 := -m2*l1*lc2*dt2*dt2*math.Sin(t2) - 2*m2*l1*lc2*dt2*dt1*math.Sin(t2) + (m1*lc1+m2*l1)*g*math.Cos(t1-math.Pi/2) + phi2
+	var ddt2 float64
+	if p.NIPS {
+		ddt2 = (tau + d2/d1*phi1 - phi2) / (m2*lc2*lc2 + i2 - d2*d2/d1)
+	} else {
+		ddt2 = (tau + d2/d1*phi1 - m2*l1*lc2*dt1*dt1*math.Sin(t2) - phi2) / (m2*lc2*lc2 + i2 - d2*d2/d1)
+	}
+	ddt1 := -(d2*ddt2 + phi1) / d1
+	return [4]float64{dt1, dt2, ddt1, ddt2}
+}
+
+func (ac *Acrobot) Step(a int) (StepResult, error) {
+	if err := ac.check("acrobot", a, 3); err != nil {
+		return StepResult{}, err
+	}
+	tau := float64(a - 1)
+	y := ac.s
+	add := func(y, k [4]float64, h float64) [4]float64 {
+		return [4]float64{y[0] + h*k[0], y[1] + h*k[1], y[2] + h*k[2], y[3] + h*k[3]}
+	}
+	const h = acrobotDt
+	k1 := ac.deriv(y, tau)
+	k2 := ac.deriv(add(y, k1, h/2), tau)
+	k3 := ac.deriv(add(y, k2, h/2), tau)
+	k4 := ac.deriv(add(y, k3, h), tau)
+	for i := range y {
+		y[i] += h / 6 * (k1[i] + 2*k2[i] + 2*k3[i] + k4[i])
+	}
+	y[0], y[1] = wrapPi(y[0]), wrapPi(y[1])
+	y[2] = math.Min(math.Max(y[2], -acrobotMaxV1), acrobotMaxV1)
+	y[3] = math.Min(math.Max(y[3], -acrobotMaxV2), acrobotMaxV2)
+	ac.s = y
+	term := -math.Cos(y[0])-math.Cos(y[1]+y[0]) > 1.0
+	r := -1.0
+	if term {
+		r = 0
+	}
+	ac.end(term)
+	return StepResult{Obs: ac.observe(), Reward: r, Terminated: term}, nil
+}
+
+// wrapPi maps x into [−π, π] by whole turns, leaving exactly ±π alone (Gymnasium's wrap).
+func wrapPi(x float64) float64 {
+	for x > math.Pi {
+		x -= 2 * math.Pi
+	}
+	for x < -math.Pi {
+		x += 2 * math.Pi
+	}
+	return x
+}
+
+func (ac *Acrobot) State() []float64 { return slices.Clone(ac.s[:]) }
+func (ac *Acrobot) SetState(s []float64) error {
+	if len(s) != 4 {
+		return stateError("acrobot", len(s), 4)
+	}
+	copy(ac.s[:], s)
+	ac.observe()
+	ac.resume()
+	return nil
+}
