@@ -1,0 +1,162 @@
+package envs
+
+import (
+	"fmt"
+	"math"
+)
+
+// Features maps an observation to a feature vector.
+type Features interface {
+	// Dim is the number of features.
+	Dim() int
+	// Into writes the features of obs into dst (len Dim()) and returns it; no allocation.
+	Into(dst, obs []float64) []float64
+}
+
+// TabularFeatures is the one-hot encoding of a finite state set: feature s is 1 in state s.
+type TabularFeatures struct {
+	N     int
+	Index func(obs []float64) int // the state of an observation; nil: int(obs[0])
+}
+
+func (f TabularFeatures) Dim() int { return f.N }
+func (f TabularFeatures) Into(dst, obs []float64) []float64 {
+	for i := range dst {
+		dst[i] = 0
+	}
+	s := int(obs[0])
+	if f.Index != nil {
+		s = f.Index(obs)
+	}
+	dst[s] = 1
+	return dst
+}
+
+// Aggregation groups consecutive states into blocks of Size (the last block may be smaller): feature k is 1
+// for the states of block k. Balle et al. aggregate pairs (Size 2) of the 40-state chain into 20 features.
+type Aggregation struct {
+	N, Size int
+}
+
+func (f Aggregation) Dim() int { return (f.N + f.Size - 1) / f.Size }
+func (f Aggregation) Into(dst, obs []float64) []float64 {
+	for i := range dst {
+		dst[i] = 0
+	}
+	dst[int(obs[0])/f.Size] = 1
+	return dst
+}
+
+// Fourier is the Fourier basis of order n (Konidaris, Osentoski & Thomas 2011) on observations scaled to
+// [0, 1]^d by (obs − Low)/(High − Low): φ_c(s) = cos(π c·s̄) for every integer vector c ∈ {0, …, n}^d, in
+// lexicographic order of c ((n+1)^d features, φ_0 = 1).
+type Fourier struct {
+	Order     int
+	Low, High []float64
+	coeffs    [][]float64
+	scaled    []float64
+}
+
+// NewFourier returns the full Fourier basis of the given order over the box [low, high].
+func NewFourier(order int, low, high []float64) (*Fourier, error) {
+	if order < 0 {
+		return nil, fmt.Errorf("envs: Fourier order %d is outside the allowed range [0, ∞)", order)
+	}
+	if len(low) == 0 || len(low) != len(high) {
+		return nil, fmt.Errorf("envs: Fourier bounds have %d and %d dimensions: need the same, non-zero number", len(low), len(high))
+	}
+	for i := range low {
+		if !(high[i] > low[i]) || math.IsInf(low[i], 0) || math.IsInf(high[i], 0) {
+			return nil, fmt.Errorf("envs: Fourier bounds for dimension %d are [%v, %v]: need finite low < high", i, low[i], high[i])
+		}
+	}
+	d := len(low)
+	n := 1
+	for range d {
+		n *= order + 1
+	}
+	if n > 1<<20 {
+		return nil, fmt.Errorf("envs: Fourier basis of order %d in %d dimensions has %d features, over the limit 2^20", order, d, n)
+	}
+	f := &Fourier{Order: order, Low: low, High: high, scaled: make([]float64, d)}
+	c := make([]int, d)
+	for range n {
+		v := make([]float64, d)
+		for i := range c {
+			v[i] = float64(c[i])
+		}
+		f.coeffs = append(f.coeffs, v)
+		for i := d - 1; i >= 0; i-- { // next c in lexicographic order
+			c[i]++
+			if c[i] <= order {
+				break
+			}
+			c[i] = 0
+		}
+	}
+	return f, nil
+}
+
+func (f *Fourier) Dim() int { return len(f.coeffs) }
+
+// Coefficients returns the frequency vector c of each feature (shared; do not modify).
+func (f *Fourier) Coefficients() [][]float64 { return f.coeffs }
+
+// StepSizes returns Konidaris et al.'s per-feature step sizes α/‖c‖₂ (α for c = 0).
+func (f *Fourier) StepSizes(alpha float64) []float64 {
+	out := make([]float64, len(f.coeffs))
+	for k, c := range f.coeffs {
+		n := 0.0
+		for _, v := range c {
+			n += v * v
+		}
+		out[k] = alpha
+		if n > 0 {
+			out[k] = alpha / math.Sqrt(n)
+		}
+	}
+	return out
+}
+
+// Into writes the features of obs (clamped into the box) into dst. Not safe for concurrent use: it reuses a
+// scratch buffer; give each goroutine its own Fourier (Clone).
+func (f *Fourier) Into(dst, obs []float64) []float64 {
+	for i := range f.scaled {
+		s := (obs[i] - f.Low[i]) / (f.High[i] - f.Low[i])
+		f.scaled[i] = math.Min(math.Max(s, 0), 1)
+	}
+	for k, c := range f.coeffs {
+		dot := 0.0
+		for i, v := range c {
+			dot += v * f.scaled[i]
+		}
+		dst[k] = math.Cos(math.Pi * dot)
+	}
+	return dst
+}
+
+// Clone returns a copy with its own scratch buffer.
+func (f *Fourier) Clone() *Fourier {
+	g := *f
+	g.scaled = make([]float64, len(f.scaled))
+	return &g
+}
+
+// MountainCarFourier is the order-n Fourier basis over MountainCar's state box ([−1.2, 0.6] × [−0.07, 0.07]);
+// order 5 gives the 36 features the papers use.
+func MountainCarFourier(order int) *Fourier {
+	f, err := NewFourier(order, []float64{-1.2, -0.07}, []float64{0.6, 0.07})
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+// FeatureMatrix returns the features of the states 0 … n−1 of a tabular environment as rows (n × Dim).
+func FeatureMatrix(f Features, n int) [][]float64 {
+	out := make([][]float64, n)
+	for s := range out {
+		out[s] = f.Into(make([]float64, f.Dim()), []float64{float64(s)})
+	}
+	return out
+}
