@@ -32,7 +32,9 @@ func benchSteps(b *testing.B, env Env, act func(obs []float64, i int) int) {
 	}
 }
 
-func alternate(n int) func([]float64, int) int { return func(_ []float64, i int) int { return (i / 3) % n } }
+func alternate(n int) func([]float64, int) int {
+	return func(_ []float64, i int) int { return (i / 3) % n }
+}
 
 func BenchmarkCartPoleStep(b *testing.B) { benchSteps(b, NewCartPole(CartPoleParams{}), alternate(2)) }
 func BenchmarkMountainCarStep(b *testing.B) {
