@@ -13,17 +13,12 @@ type CartPoleParams struct {
 }
 
 func (p CartPoleParams) withDefaults() CartPoleParams {
-	def := func(v *float64, d float64) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def(&p.Gravity, 9.8)
-	def(&p.CartMass, 1.0)
-	def(&p.PoleMass, 0.1)
-	def(&p.HalfLength, 0.5)
-	def(&p.ForceMag, 10)
-	def(&p.Tau, 0.02)
+	orDefault(&p.Gravity, 9.8)
+	orDefault(&p.CartMass, 1.0)
+	orDefault(&p.PoleMass, 0.1)
+	orDefault(&p.HalfLength, 0.5)
+	orDefault(&p.ForceMag, 10)
+	orDefault(&p.Tau, 0.02)
 	return p
 }
 
@@ -172,17 +167,12 @@ type AcrobotParams struct {
 }
 
 func (p AcrobotParams) withDefaults() AcrobotParams {
-	def := func(v *float64, d float64) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def(&p.LinkLength1, 1)
-	def(&p.LinkLength2, 1)
-	def(&p.LinkMass1, 1)
-	def(&p.LinkMass2, 1)
-	def(&p.LinkCOM1, 0.5)
-	def(&p.LinkCOM2, 0.5)
+	orDefault(&p.LinkLength1, 1)
+	orDefault(&p.LinkLength2, 1)
+	orDefault(&p.LinkMass1, 1)
+	orDefault(&p.LinkMass2, 1)
+	orDefault(&p.LinkCOM1, 0.5)
+	orDefault(&p.LinkCOM2, 0.5)
 	return p
 }
 

@@ -292,6 +292,13 @@ func CheckEnv(newEnv func() Env, episodes, maxSteps int) error {
 // Box2D world); the reference replay injects the recorded random draws instead.
 var ErrNoSetState = errors.New("envs: this environment's state cannot be set")
 
+// orDefault sets *v to d when it is zero (the zero value of a parameter struct means "the default").
+func orDefault(v *float64, d float64) {
+	if *v == 0 {
+		*v = d
+	}
+}
+
 // f32 rounds x through float32, as the Gymnasium environments do for their observations.
 func f32(x float64) float64 { return float64(float32(x)) }
 

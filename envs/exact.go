@@ -91,16 +91,23 @@ func (m *Model) PolicyValue(pi [][]float64, gamma float64) ([]float64, error) {
 		return nil, err
 	}
 	n := m.NumStates
-	A := mat.NewDense(n, n, nil)
-	A.Scale(-gamma, P)
-	for i := range n {
-		A.Set(i, i, A.At(i, i)+1)
-	}
+	A := identityMinus(gamma, P)
 	var v mat.VecDense
 	if err := v.SolveVec(A, mat.NewVecDense(n, r)); err != nil {
 		return nil, fmt.Errorf("envs: policy evaluation: %w (does the policy reach a terminal state?)", err)
 	}
 	return v.RawVector().Data, nil
+}
+
+// identityMinus returns I − γM for a square M.
+func identityMinus(gamma float64, M mat.Matrix) *mat.Dense {
+	n, _ := M.Dims()
+	A := mat.NewDense(n, n, nil)
+	A.Scale(-gamma, M)
+	for i := range n {
+		A.Set(i, i, A.At(i, i)+1)
+	}
+	return A
 }
 
 // StateDistribution returns the on-policy state distribution of an episodic task: the expected number of
@@ -116,11 +123,7 @@ func (m *Model) StateDistribution(pi [][]float64, gamma float64) ([]float64, err
 	}
 	n := m.NumStates
 	// d = μ0ᵀ(I − γP)⁻¹, solved as (I − γP)ᵀ d = μ0.
-	A := mat.NewDense(n, n, nil)
-	A.Scale(-gamma, P.T())
-	for i := range n {
-		A.Set(i, i, A.At(i, i)+1)
-	}
+	A := identityMinus(gamma, P.T())
 	start := make([]float64, n)
 	copy(start, m.Start)
 	var d mat.VecDense

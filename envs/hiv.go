@@ -22,16 +22,11 @@ type HIVParams struct {
 }
 
 func (p HIVParams) withDefaults() HIVParams {
-	def := func(v *float64, d float64) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	def(&p.DaysPerStep, 5)
-	def(&p.RTIPenalty, 2e4)
-	def(&p.PIPenalty, 2e3)
-	def(&p.RelTol, 1e-10)
-	def(&p.AbsTol, 1e-12)
+	orDefault(&p.DaysPerStep, 5)
+	orDefault(&p.RTIPenalty, 2e4)
+	orDefault(&p.PIPenalty, 2e3)
+	orDefault(&p.RelTol, 1e-10)
+	orDefault(&p.AbsTol, 1e-12)
 	return p
 }
 
