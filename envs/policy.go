@@ -99,7 +99,7 @@ func (t *TablePolicy) Probs(dst, obs []float64) []float64 {
 }
 
 // Greedy picks argmax_a Q(obs, a) (the lowest action among ties) with probability 1−ε and a uniform action
-// with probability ε: ε = 0 is the greedy policy.
+// with probability ε: ε = 0 is the greedy policy. It keeps a scratch buffer: one Greedy per goroutine.
 type Greedy struct {
 	N       int
 	Epsilon float64
@@ -126,7 +126,8 @@ func (g *Greedy) Probs(dst, obs []float64) []float64 {
 	return dst
 }
 
-// Softmax picks a with probability ∝ exp(Q(obs, a)/Temperature).
+// Softmax picks a with probability ∝ exp(Q(obs, a)/Temperature). It keeps a scratch buffer: one Softmax
+// per goroutine.
 type Softmax struct {
 	N           int
 	Temperature float64
