@@ -1,0 +1,362 @@
+// Package actorcritic implements Seo & Yang's (2020) differentially private off-policy actor–critic:
+// Off-PAC (Degris, White & Sutton 2012) with a GTD(λ) critic and eligibility traces, and its DP-Actor,
+// DP-Critic and DP-Both variants as published, beside a corrected variant whose privacy holds for the
+// whole run.
+//
+// Features are tabular: the critic uses one-hot states, the actor one-hot state–action pairs, and the target
+// policy π_u is the softmax of the action preferences u[s, ·].
+//
+// The published variants normalise a gradient to norm |C| = the median of its absolute entries and add
+// N(0, σ²C²I) with σ = sqrt(2 ln(1.25/δ))/ε (the paper's eq. 3). Their guarantee is per step only: no
+// composition over steps, a data-dependent C, and the raw TD error δ multiplies the noised trace after the
+// noise, so the update is not post-processing (ALGORITHMS.md §5.4). With one-hot features most gradient
+// entries are zero and the literal median is 0 (which would switch off both learning and noise); here the
+// median is taken over the non-zero entries — our reading, stated in the notebook.
+//
+// The corrected variant clips the whole per-step update [Δv; Δw; Δu] to a fixed public norm C, adds
+// N(0, σ²C²) to every coordinate and applies it, so every learned quantity is post-processing of released
+// noisy increments and of the current episode's data. Under "replace one episode" (one patient) only the
+// ≤ H steps of that episode see different data, so the run is (μ = 2√H/σ)-GDP (CorrectedEpsilon).
+package actorcritic
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"dprl/envs"
+	"dprl/mechanisms"
+)
+
+// Variant selects the algorithm.
+type Variant int
+
+const (
+	NonDP     Variant = iota // Off-PAC without noise
+	DPActor                  // published Algorithm 2: noised, normalised actor gradient
+	DPCritic                 // published Algorithm 3: noised, normalised critic update
+	DPBoth                   // published Algorithm 4: both
+	Corrected                // clipped and noised joint update with whole-run accounting
+)
+
+func (v Variant) String() string {
+	return [...]string{"Non-DP", "DP-Actor", "DP-Critic", "DP-Both", "Corrected"}[v]
+}
+
+// Acting selects how the behaviour action is chosen.
+type Acting int
+
+const (
+	// EpsilonGreedy takes argmax_a u[s, a] with probability 1 − Explore (ρ = 1) and a uniform action with
+	// probability Explore (ρ = π_u(a|s)·|A|): the paper's "e-greedy" mixing.
+	EpsilonGreedy Acting = iota
+	// Softmax samples the target policy π_u itself (on-policy, ρ = 1): the paper's Fig. 5 alternative.
+	Softmax
+)
+
+// Config configures one run.
+type Config struct {
+	Variant                Variant
+	Acting                 Acting
+	Episodes               int
+	Gamma, Lambda          float64
+	AlphaV, AlphaW, AlphaU float64
+	Explore                float64 // probability of a uniform behaviour action (EpsilonGreedy)
+	// Epsilon, Delta: the published variants' per-step (ε, δ); σ = sqrt(2 ln(1.25/δ))/ε.
+	Epsilon, Delta float64
+	// Clip, NoiseMultiplier: the corrected variant's public clipping norm C and noise σ (std σ·C).
+	Clip, NoiseMultiplier float64
+	// RecordTraces keeps the end-of-episode traces e_u and e_v of every episode (for the cosine study).
+	RecordTraces bool
+	Src          rand.Source
+}
+
+// Result is one run's record.
+type Result struct {
+	Returns        []float64   // undiscounted return of each episode
+	Lengths        []int       // steps of each episode
+	TraceU, TraceV [][]float64 // end-of-episode traces (RecordTraces)
+	Sigma          float64     // noise multiplier used (0 for Non-DP)
+	MaxLength      int         // the longest episode (H in the corrected accounting)
+}
+
+func (c Config) validate() error {
+	if c.Episodes < 1 {
+		return fmt.Errorf("actorcritic: episodes = %d is outside the allowed range [1, ∞)", c.Episodes)
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"gamma", c.Gamma}, {"lambda", c.Lambda}, {"explore", c.Explore}} {
+		if !(p.v >= 0 && p.v <= 1) {
+			return fmt.Errorf("actorcritic: %s = %v is outside the allowed range [0, 1]", p.name, p.v)
+		}
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"alpha_v", c.AlphaV}, {"alpha_w", c.AlphaW}, {"alpha_u", c.AlphaU}} {
+		if !(p.v >= 0) || math.IsInf(p.v, 0) {
+			return fmt.Errorf("actorcritic: %s = %v is outside the allowed range [0, ∞)", p.name, p.v)
+		}
+	}
+	switch c.Variant {
+	case DPActor, DPCritic, DPBoth:
+		if !(c.Epsilon > 0) || math.IsInf(c.Epsilon, 0) {
+			return fmt.Errorf("actorcritic: epsilon = %v is outside the allowed range (0, ∞)", c.Epsilon)
+		}
+		if !(c.Delta > 0 && c.Delta < 1) {
+			return fmt.Errorf("actorcritic: delta = %v is outside the allowed range (0, 1)", c.Delta)
+		}
+	case Corrected:
+		if !(c.Clip > 0) || math.IsInf(c.Clip, 0) {
+			return fmt.Errorf("actorcritic: clip = %v is outside the allowed range (0, ∞)", c.Clip)
+		}
+		if !(c.NoiseMultiplier > 0) || math.IsInf(c.NoiseMultiplier, 0) {
+			return fmt.Errorf("actorcritic: noise multiplier = %v is outside the allowed range (0, ∞)", c.NoiseMultiplier)
+		}
+	}
+	if c.Src == nil {
+		return fmt.Errorf("actorcritic: Config.Src is nil")
+	}
+	return nil
+}
+
+// PublishedSigma is the paper's eq. (3), σ = sqrt(2 ln(1.25/δ))/ε, applied at any ε as the paper does.
+func PublishedSigma(eps, delta float64) float64 {
+	return mechanisms.ClassicGaussianFormula(eps, delta, 1)
+}
+
+// TypoSigma is the formula as printed in the paper's §2.1, sqrt(2 ln(1.25)/δ)/ε (a typo), for comparison.
+func TypoSigma(eps, delta float64) float64 { return math.Sqrt(2*math.Log(1.25)/delta) / eps }
+
+// Run runs Off-PAC on a tabular environment whose observation is its state index (obs[0]), for
+// cfg.Episodes episodes.
+func Run(env envs.Env, numStates int, cfg Config) (*Result, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	nA := env.NumActions()
+	nS := numStates
+	rng := rand.New(cfg.Src)
+	res := &Result{}
+	switch cfg.Variant {
+	case DPActor, DPCritic, DPBoth:
+		res.Sigma = PublishedSigma(cfg.Epsilon, cfg.Delta)
+	case Corrected:
+		res.Sigma = cfg.NoiseMultiplier
+	}
+	v, w := make([]float64, nS), make([]float64, nS)
+	u := make([]float64, nS*nA)
+	eV, eU := make([]float64, nS), make([]float64, nS*nA)
+	z, dw, du := make([]float64, nS), make([]float64, nS), make([]float64, nS*nA)
+	psi := make([]float64, nS*nA)
+	probs := make([]float64, nA)
+	scratch := make([]float64, nS*nA)
+	gl := cfg.Gamma * cfg.Lambda
+	actorDP := cfg.Variant == DPActor || cfg.Variant == DPBoth
+	criticDP := cfg.Variant == DPCritic || cfg.Variant == DPBoth
+
+	for range cfg.Episodes {
+		clear(eV)
+		clear(eU)
+		obs, err := env.Reset(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+		if err != nil {
+			return nil, err
+		}
+		s := int(obs[0])
+		ret, steps := 0.0, 0
+		for {
+			softmaxRow(probs, u[s*nA:(s+1)*nA])
+			var a int
+			rho := 1.0
+			switch cfg.Acting {
+			case Softmax:
+				a = sampleProbs(probs, rng)
+			default:
+				if rng.Float64() < cfg.Explore {
+					a = rng.IntN(nA)
+					rho = probs[a] * float64(nA)
+				} else {
+					a = argmax(u[s*nA : (s+1)*nA])
+				}
+			}
+			r, err := env.Step(a)
+			if err != nil {
+				return nil, err
+			}
+			s2 := int(r.Obs[0])
+			ret += r.Reward
+			steps++
+			gNext := cfg.Gamma
+			if r.Terminated {
+				gNext = 0
+			}
+			delta := r.Reward + gNext*v[s2] - v[s]
+
+			// Critic: GTD(λ).
+			for i := range eV {
+				eV[i] *= rho * gl
+			}
+			eV[s] += rho
+			we := dot(w, eV)
+			for i := range z {
+				z[i] = delta * eV[i]
+				dw[i] = cfg.AlphaW * delta * eV[i]
+			}
+			z[s2] -= gNext * (1 - cfg.Lambda) * we
+			dw[s] -= cfg.AlphaW * w[s]
+
+			// Actor: ψ = ∇ log π_u(a|s) = x_{s,a} − Σ_b π_u(b|s) x_{s,b}.
+			clear(psi[s*nA : (s+1)*nA])
+			for b := range nA {
+				psi[s*nA+b] = -probs[b]
+			}
+			psi[s*nA+a] += 1
+			g := psi
+			if actorDP {
+				g = scratch
+				copy(g, psi)
+				normaliseAndNoise(g, res.Sigma, rng)
+			}
+			for i := range eU {
+				eU[i] = rho * (g[i] + gl*eU[i])
+			}
+			clear(psi[s*nA : (s+1)*nA])
+			if criticDP {
+				normaliseAndNoise(z, res.Sigma, rng)
+			}
+			for i := range du {
+				du[i] = cfg.AlphaU * delta * eU[i]
+			}
+			for i := range z {
+				z[i] *= cfg.AlphaV
+			}
+			if cfg.Variant == Corrected {
+				clipAndNoise(cfg.Clip, cfg.Clip*cfg.NoiseMultiplier, rng, z, dw, du)
+			}
+			axpy(v, z)
+			axpy(w, dw)
+			axpy(u, du)
+			s = s2
+			if r.Terminated || r.Truncated {
+				break
+			}
+		}
+		if testHookCritic != nil {
+			testHookCritic(v)
+		}
+		res.Returns = append(res.Returns, ret)
+		res.Lengths = append(res.Lengths, steps)
+		res.MaxLength = max(res.MaxLength, steps)
+		if cfg.RecordTraces {
+			res.TraceU = append(res.TraceU, slices.Clone(eU))
+			res.TraceV = append(res.TraceV, slices.Clone(eV))
+		}
+	}
+	return res, nil
+}
+
+// testHookCritic, when set by a test, sees the critic weights after every episode.
+var testHookCritic func(v []float64)
+
+// normaliseAndNoise rescales g to norm |C| = the median of its non-zero absolute entries and adds
+// N(0, σ²C²) to every entry (the published step). A zero g stays zero and gets no noise (C = 0).
+func normaliseAndNoise(g []float64, sigma float64, rng *rand.Rand) float64 {
+	c := medianAbsNonZero(g)
+	n := math.Sqrt(dot(g, g))
+	if n == 0 || c == 0 {
+		clear(g)
+		return 0
+	}
+	for i := range g {
+		g[i] = g[i]*c/n + sigma*c*rng.NormFloat64()
+	}
+	return c
+}
+
+// medianAbsNonZero is the median of |g_i| over the non-zero entries (0 if none).
+func medianAbsNonZero(g []float64) float64 {
+	var a []float64
+	for _, v := range g {
+		if v != 0 {
+			a = append(a, math.Abs(v))
+		}
+	}
+	if len(a) == 0 {
+		return 0
+	}
+	slices.Sort(a)
+	if len(a)%2 == 1 {
+		return a[len(a)/2]
+	}
+	return (a[len(a)/2-1] + a[len(a)/2]) / 2
+}
+
+// clipAndNoise scales the concatenation of parts to norm at most c and adds N(0, sd²) to every coordinate.
+func clipAndNoise(c, sd float64, rng *rand.Rand, parts ...[]float64) {
+	sq := 0.0
+	for _, p := range parts {
+		sq += dot(p, p)
+	}
+	scale := 1.0
+	if n := math.Sqrt(sq); n > c {
+		scale = c / n
+	}
+	for _, p := range parts {
+		for i := range p {
+			p[i] = p[i]*scale + sd*rng.NormFloat64()
+		}
+	}
+}
+
+func softmaxRow(dst, h []float64) {
+	mx := math.Inf(-1)
+	for _, v := range h {
+		mx = math.Max(mx, v)
+	}
+	sum := 0.0
+	for i, v := range h {
+		dst[i] = math.Exp(v - mx)
+		sum += dst[i]
+	}
+	for i := range dst {
+		dst[i] /= sum
+	}
+}
+
+func sampleProbs(p []float64, rng *rand.Rand) int {
+	u, acc := rng.Float64(), 0.0
+	for i, q := range p {
+		acc += q
+		if u < acc {
+			return i
+		}
+	}
+	return len(p) - 1
+}
+
+func argmax(x []float64) int {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+func axpy(y, x []float64) {
+	for i, v := range x {
+		y[i] += v
+	}
+}

@@ -1,0 +1,195 @@
+package actorcritic
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"dprl/dprl"
+	"dprl/envs"
+)
+
+// TestGTDLambdaFixedPoint: with α_u = 0 the target policy stays uniform and, acting by sampling it (on-policy,
+// ρ = 1), the tabular GTD(λ) critic must converge to the exact value of that policy on a small chain, for
+// several λ.
+func TestGTDLambdaFixedPoint(t *testing.T) {
+	p := envs.ChainParams{N: 6, AdvanceProb: 0.8, StepReward: -1, GoalReward: 5, Label: "chain"}
+	model := envs.NewChain(p).Model()
+	uniform := make([][]float64, 6)
+	for s := range uniform {
+		uniform[s] = []float64{0.5, 0.5}
+	}
+	const gamma = 0.9
+	exact, err := model.PolicyValue(uniform, gamma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lambda := range []float64{0, 0.5, 0.9} {
+		env := &envs.TimeLimit{Env: envs.NewChain(p), MaxSteps: 1000}
+		cfg := Config{Variant: NonDP, Acting: Softmax, Episodes: 80000, Gamma: gamma, Lambda: lambda,
+			AlphaV: 0.002, AlphaW: 0.001, Src: rand.NewPCG(1, uint64(10*lambda))}
+		v := criticAfter(t, env, 6, cfg)
+		for s := 0; s < 5; s++ {
+			if math.Abs(v[s]-exact[s]) > 0.04*math.Max(1, math.Abs(exact[s])) {
+				t.Errorf("λ=%g: V(%d) = %.3f, exact %.3f", lambda, s, v[s], exact[s])
+			}
+		}
+	}
+}
+
+// criticAfter runs cfg and returns the average of the critic's weights over the second half of the
+// episodes (Polyak averaging: the fixed point of a constant-step iteration, without its noise).
+func criticAfter(t *testing.T, env envs.Env, nS int, cfg Config) []float64 {
+	t.Helper()
+	avg := make([]float64, nS)
+	ep := 0
+	testHookCritic = func(x []float64) {
+		ep++
+		if ep > cfg.Episodes/2 {
+			for i, v := range x {
+				avg[i] += v / float64(cfg.Episodes-cfg.Episodes/2)
+			}
+		}
+	}
+	defer func() { testHookCritic = nil }()
+	if _, err := Run(env, nS, cfg); err != nil {
+		t.Fatal(err)
+	}
+	return avg
+}
+
+func TestPublishedNoiseStep(t *testing.T) {
+	// The gradient is rescaled to norm |C| = median of its non-zero |entries| and gets N(0, σ²C²) noise on
+	// every entry, zeros included.
+	rng := rand.New(rand.NewPCG(2, 2))
+	const sigma = 0.5
+	n := 20000
+	var s, s2 float64
+	for range n {
+		g := []float64{0, 3, -1, 0, 2} // median of {3, 1, 2} = 2; ‖g‖ = √14
+		c := normaliseAndNoise(g, sigma, rng)
+		if c != 2 {
+			t.Fatalf("C = %g, want 2", c)
+		}
+		s += g[0]
+		s2 += g[0] * g[0]
+		if d := g[1] - 3*2/math.Sqrt(14); math.Abs(d) > 8*sigma*2 {
+			t.Fatalf("entry 1 is %g away from its normalised value", d)
+		}
+	}
+	if sd := math.Sqrt(s2/float64(n) - (s/float64(n))*(s/float64(n))); math.Abs(sd-sigma*2) > 0.03 {
+		t.Errorf("noise std on a zero entry %g, want σC = %g", sd, sigma*2)
+	}
+	zero := []float64{0, 0}
+	if normaliseAndNoise(zero, sigma, rng) != 0 || zero[0] != 0 {
+		t.Error("a zero gradient got noise")
+	}
+	if got, want := PublishedSigma(10, 1e-6), math.Sqrt(2*math.Log(1.25e6))/10; got != want {
+		t.Errorf("eq. (3) σ = %g, want %g", got, want)
+	}
+	if got := TypoSigma(10, 1e-6); math.Abs(got-66.8) > 0.1 {
+		t.Errorf("typo σ = %g, want 66.8", got)
+	}
+}
+
+func TestCorrectedClipAndAccounting(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	a, b := []float64{3, 0}, []float64{0, 4}
+	clipAndNoise(1, 0, rng, a, b)
+	if n := math.Hypot(math.Hypot(a[0], a[1]), math.Hypot(b[0], b[1])); math.Abs(n-1) > 1e-15 {
+		t.Errorf("joint norm after clipping %g, want 1", n)
+	}
+	small := []float64{0.1}
+	clipAndNoise(1, 0, rng, small)
+	if small[0] != 0.1 {
+		t.Error("clipping changed an update inside the ball")
+	}
+	// σ for (ε, δ) = (1, 1e-6) with episodes of 200 steps gives back ε = 1.
+	s, err := CorrectedNoise(1, 1e-6, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := CorrectedEpsilon(s, 200, 1e-6)
+	if math.Abs(e-1) > 1e-6 {
+		t.Errorf("round trip ε = %g", e)
+	}
+	// Composing the published per-step releases only makes things worse with more steps.
+	e1, _ := ComposedPublishedEpsilon(PublishedSigma(10, 1e-6), 100, 1e-6)
+	e2, _ := ComposedPublishedEpsilon(PublishedSigma(10, 1e-6), 10000, 1e-6)
+	if !(e1 > 10 && e2 > e1) {
+		t.Errorf("composed published ε: %g (100 releases), %g (10⁴)", e1, e2)
+	}
+}
+
+func TestTraceSimilarity(t *testing.T) {
+	dp := [][][]float64{{{1, 0}, {1, 1}}, {{1, 0}, {-1, 1}}} // mean per episode: (1,0), (0,1)
+	non := [][][]float64{{{2, 0}, {1, 0}}, {{2, 0}, {1, 0}}} // (2,0), (1,0)
+	per, mean, variance := TraceSimilarity(dp, non)
+	if per[0] != 1 || per[1] != 0 || mean != 0.5 || variance != 0.25 {
+		t.Errorf("cosines %v mean %g variance %g", per, mean, variance)
+	}
+}
+
+func TestRunsAreReproducibleAndLearn(t *testing.T) {
+	run := func(workers int) []*Result {
+		out, err := dprl.Trials(4, workers, 11, nil, func(i int, src rand.Source) (*Result, error) {
+			env := must(envs.Make("mdp100"))
+			return Run(env, 100, Config{Variant: DPActor, Episodes: 30, Gamma: 0.99, Lambda: 0.8, AlphaV: 0.01,
+				AlphaW: 0.5, AlphaU: 0.5, Explore: 0.1, Epsilon: 10, Delta: 1e-6, Src: src})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	a, b := run(1), run(3)
+	for i := range a {
+		for ep := range a[i].Returns {
+			if a[i].Returns[ep] != b[i].Returns[ep] {
+				t.Fatalf("trial %d episode %d differs between 1 and 3 workers", i, ep)
+			}
+		}
+	}
+	// Non-DP Off-PAC on Taxi improves on the first episodes.
+	res, err := Run(must(envs.Make("taxi")), 500, Config{Variant: NonDP, Episodes: 300, Gamma: 0.99, Lambda: 0,
+		AlphaV: 0.05, AlphaW: 0.05, AlphaU: 0.5, Explore: 0.1, Src: rand.NewPCG(5, 5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	early, late := mean(res.Returns[:30]), mean(res.Returns[270:])
+	if !(late > early+50) {
+		t.Errorf("Taxi returns did not improve: first 30 episodes %.1f, last 30 %.1f", early, late)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	env := must(envs.Make("taxi"))
+	for name, c := range map[string]Config{
+		"episodes": {Episodes: 0, Src: rand.NewPCG(1, 1)},
+		"lambda":   {Episodes: 1, Lambda: 2, Src: rand.NewPCG(1, 1)},
+		"epsilon":  {Variant: DPActor, Episodes: 1, Delta: 1e-6, Src: rand.NewPCG(1, 1)},
+		"delta":    {Variant: DPBoth, Episodes: 1, Epsilon: 1, Delta: 1, Src: rand.NewPCG(1, 1)},
+		"clip":     {Variant: Corrected, Episodes: 1, NoiseMultiplier: 1, Src: rand.NewPCG(1, 1)},
+	} {
+		if _, err := Run(env, 500, c); err == nil || !contains(err.Error(), name) {
+			t.Errorf("%s: error %v", name, err)
+		}
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+func mean(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
