@@ -179,17 +179,27 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
-func mean(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
-}
-
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)
 	}
 	return v
+}
+
+func TestSummarize(t *testing.T) {
+	rs := []*Result{{Returns: []float64{1, 2, 3, 4}}, {Returns: []float64{3, 4, 5, 6}}}
+	s, err := Summarize(rs, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// first: (1.5 + 3.5)/2, last: (3.5 + 5.5)/2, std of {1,2,3,4,3,4,5,6} (sample).
+	if s.First != 2.5 || s.Last != 4.5 || math.Abs(s.Std-math.Sqrt(2.5714285714285716)) > 1e-12 {
+		t.Errorf("summary %+v", s)
+	}
+	if _, err := Summarize(rs, 5); err == nil {
+		t.Error("a window longer than the runs was accepted")
+	}
+	if d := Domains(); len(d) != 2 || d[0].Base.AlphaW != 0.5 || d[1].Base.AlphaV != 0.05 {
+		t.Errorf("Table 2 settings: %+v", d)
+	}
 }

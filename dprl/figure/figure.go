@@ -45,6 +45,8 @@ type Options struct {
 	Title, XLabel, YLabel string
 	LogX, LogY            bool
 	Band                  Band
+	// LegendBottom puts the legend in the lower right corner (default: upper right), for curves that rise.
+	LegendBottom bool
 }
 
 // MeanStd returns, for each point i, the mean and sample standard deviation of trials[t][i] over the trials
@@ -99,7 +101,7 @@ func Curves(opt Options, series ...Series) (*plot.Plot, error) {
 	if opt.LogY {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	}
-	p.Legend.Top = true
+	p.Legend.Top = !opt.LegendBottom
 	drawn := 0
 	for k, s := range series {
 		if len(s.Y) == 0 {
@@ -216,3 +218,26 @@ func PNG(p *plot.Plot, s Size) ([]byte, error) {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// Smooth returns each row replaced by its trailing moving average over window points (fewer at the start),
+// for readable learning curves; NaN and ±Inf values are skipped.
+func Smooth(rows [][]float64, window int) [][]float64 {
+	out := make([][]float64, len(rows))
+	for r, row := range rows {
+		out[r] = make([]float64, len(row))
+		for i := range row {
+			sum, n := 0.0, 0
+			for j := max(0, i-window+1); j <= i; j++ {
+				if finite(row[j]) {
+					sum += row[j]
+					n++
+				}
+			}
+			out[r][i] = math.NaN()
+			if n > 0 {
+				out[r][i] = sum / float64(n)
+			}
+		}
+	}
+	return out
+}

@@ -110,3 +110,13 @@ func ExampleMeanStd() {
 	fmt.Println(mean, std, n)
 	// Output: [2 10] [1.4142135623730951 0] [2 1]
 }
+
+func TestSmooth(t *testing.T) {
+	got := Smooth([][]float64{{1, 3, math.NaN(), 5}}, 2)
+	want := []float64{1, 2, 3, 5}
+	for i := range want {
+		if got[0][i] != want[i] {
+			t.Fatalf("Smooth = %v, want %v", got[0], want)
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package actorcritic
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"dprl/dprl"
+	"dprl/envs"
+)
+
+// Domain is one of the paper's environments with its best DP-Actor hyper-parameters (Table 2).
+type Domain struct {
+	Name      string // registry name
+	Label     string
+	NumStates int
+	MaxSteps  int // the time limit, H in the corrected accounting
+	Base      Config
+}
+
+// Domains returns MDP-100 and Taxi with Table 2's settings (γ = 0.99, exploration 0.1 as ALGORITHMS.md
+// §5.5 proposes, δ = 1e−6, ε = 10).
+func Domains() []Domain {
+	common := Config{Episodes: 500, Gamma: 0.99, Explore: 0.1, Epsilon: 10, Delta: 1e-6}
+	mdp := common
+	mdp.AlphaV, mdp.AlphaW, mdp.AlphaU, mdp.Lambda = 0.01, 0.5, 0.5, 0.8
+	taxi := common
+	taxi.AlphaV, taxi.AlphaW, taxi.AlphaU, taxi.Lambda = 0.05, 0.05, 0.5, 0
+	return []Domain{
+		{Name: "mdp100", Label: "MDP-100", NumStates: 100, MaxSteps: 1000, Base: mdp},
+		{Name: "taxi", Label: "Taxi", NumStates: 500, MaxSteps: 200, Base: taxi},
+	}
+}
+
+// RunMany runs `runs` independent runs of cfg (with cfg.Src replaced by trial streams from seed) in
+// parallel, deterministically.
+func (d Domain) RunMany(cfg Config, runs int, seed uint64, progress dprl.Progress) ([]*Result, error) {
+	return dprl.Trials(runs, 0, seed, progress, func(_ int, src rand.Source) (*Result, error) {
+		env, err := envs.Make(d.Name)
+		if err != nil {
+			return nil, err
+		}
+		c := cfg
+		c.Src = src
+		return Run(env, d.NumStates, c)
+	})
+}
+
+// ReturnsByRun collects the per-episode returns of each run (rows: runs), for figure.Series.
+func ReturnsByRun(rs []*Result) [][]float64 {
+	out := make([][]float64, len(rs))
+	for i, r := range rs {
+		out[i] = r.Returns
+	}
+	return out
+}
+
+// Traces collects the recorded end-of-episode traces of each run: e_u if actor, else e_v.
+func Traces(rs []*Result, actor bool) [][][]float64 {
+	out := make([][][]float64, len(rs))
+	for i, r := range rs {
+		if actor {
+			out[i] = r.TraceU
+		} else {
+			out[i] = r.TraceV
+		}
+	}
+	return out
+}
+
+// Summary is the mean return over the first and the last k episodes (averaged over runs) and the standard
+// deviation of all episode returns over all runs (our reading of the paper's "performance standard
+// deviation", Table 3).
+type Summary struct {
+	First, Last, Std float64
+}
+
+// Summarize computes a Summary over the runs with window k.
+func Summarize(rs []*Result, k int) (Summary, error) {
+	if len(rs) == 0 {
+		return Summary{}, fmt.Errorf("actorcritic: no runs to summarize")
+	}
+	var s Summary
+	var all []float64
+	for _, r := range rs {
+		if len(r.Returns) < k {
+			return Summary{}, fmt.Errorf("actorcritic: a run has %d episodes, fewer than the window %d", len(r.Returns), k)
+		}
+		s.First += mean(r.Returns[:k]) / float64(len(rs))
+		s.Last += mean(r.Returns[len(r.Returns)-k:]) / float64(len(rs))
+		all = append(all, r.Returns...)
+	}
+	m := mean(all)
+	for _, v := range all {
+		s.Std += (v - m) * (v - m)
+	}
+	s.Std = math.Sqrt(s.Std / float64(len(all)-1))
+	return s, nil
+}
+
+func mean(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
