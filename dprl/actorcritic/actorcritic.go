@@ -3,8 +3,10 @@
 // DP-Critic and DP-Both variants as published, beside a corrected variant whose privacy holds for the
 // whole run.
 //
-// Features are tabular: the critic uses one-hot states, the actor one-hot state–action pairs, and the target
-// policy π_u is the softmax of the action preferences u[s, ·].
+// Features are linear: the critic's value is v·x(s) for any feature map x (envs.Features); the actor's
+// preference for action a is u·x(s, a), where x(s, a) places x(s) in the block of action a, and the target
+// policy π_u is the softmax of the preferences. The paper's experiments use one-hot states
+// (envs.TabularFeatures), which makes x(s, a) one-hot in the state–action pairs.
 //
 // The published variants normalise a gradient to norm |C| = the median of its absolute entries and add
 // N(0, σ²C²I) with σ = sqrt(2 ln(1.25/δ))/ε (the paper's eq. 3). Their guarantee is per step only: no
@@ -131,14 +133,13 @@ func PublishedSigma(eps, delta float64) float64 {
 // TypoSigma is the formula as printed in the paper's §2.1, sqrt(2 ln(1.25)/δ)/ε (a typo), for comparison.
 func TypoSigma(eps, delta float64) float64 { return math.Sqrt(2*math.Log(1.25)/delta) / eps }
 
-// Run runs Off-PAC on a tabular environment whose observation is its state index (obs[0]), for
-// cfg.Episodes episodes.
-func Run(env envs.Env, numStates int, cfg Config) (*Result, error) {
+// Run runs Off-PAC on env with state features feats for cfg.Episodes episodes.
+func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	nA := env.NumActions()
-	nS := numStates
+	nS := feats.Dim() // number of state features
 	rng := rand.New(cfg.Src)
 	res := &Result{}
 	switch cfg.Variant {
@@ -152,7 +153,8 @@ func Run(env envs.Env, numStates int, cfg Config) (*Result, error) {
 	eV, eU := make([]float64, nS), make([]float64, nS*nA)
 	z, dw, du := make([]float64, nS), make([]float64, nS), make([]float64, nS*nA)
 	psi := make([]float64, nS*nA)
-	probs := make([]float64, nA)
+	probs, h := make([]float64, nA), make([]float64, nA)
+	x, x2 := make([]float64, nS), make([]float64, nS)
 	scratch := make([]float64, nS*nA)
 	gl := cfg.Gamma * cfg.Lambda
 	actorDP := cfg.Variant == DPActor || cfg.Variant == DPBoth
@@ -165,10 +167,14 @@ func Run(env envs.Env, numStates int, cfg Config) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		s := int(obs[0])
+		feats.Into(x, obs)
 		ret, steps := 0.0, 0
 		for {
-			softmaxRow(probs, u[s*nA:(s+1)*nA])
+			// Preferences h(s, b) = u·x(s, b) = Σ_i u[b·nS + i]·x_i.
+			for b := range nA {
+				h[b] = dot(u[b*nS:(b+1)*nS], x)
+			}
+			softmaxRow(probs, h)
 			var a int
 			rho := 1.0
 			switch cfg.Acting {
@@ -179,41 +185,42 @@ func Run(env envs.Env, numStates int, cfg Config) (*Result, error) {
 					a = rng.IntN(nA)
 					rho = probs[a] * float64(nA)
 				} else {
-					a = argmax(u[s*nA : (s+1)*nA])
+					a = argmax(h)
 				}
 			}
 			r, err := env.Step(a)
 			if err != nil {
 				return nil, err
 			}
-			s2 := int(r.Obs[0])
+			feats.Into(x2, r.Obs)
 			ret += r.Reward
 			steps++
 			gNext := cfg.Gamma
 			if r.Terminated {
 				gNext = 0
 			}
-			delta := r.Reward + gNext*v[s2] - v[s]
+			delta := r.Reward + gNext*dot(v, x2) - dot(v, x)
 
 			// Critic: GTD(λ).
 			for i := range eV {
-				eV[i] *= rho * gl
+				eV[i] = rho * (x[i] + gl*eV[i])
 			}
-			eV[s] += rho
-			we := dot(w, eV)
+			we, wx := dot(w, eV), dot(w, x)
 			for i := range z {
-				z[i] = delta * eV[i]
-				dw[i] = cfg.AlphaW * delta * eV[i]
+				z[i] = delta*eV[i] - gNext*(1-cfg.Lambda)*we*x2[i]
+				dw[i] = cfg.AlphaW * (delta*eV[i] - wx*x[i])
 			}
-			z[s2] -= gNext * (1 - cfg.Lambda) * we
-			dw[s] -= cfg.AlphaW * w[s]
 
-			// Actor: ψ = ∇ log π_u(a|s) = x_{s,a} − Σ_b π_u(b|s) x_{s,b}.
-			clear(psi[s*nA : (s+1)*nA])
+			// Actor: ψ = ∇ log π_u(a|s) = x(s, a) − Σ_b π_u(b|s) x(s, b).
 			for b := range nA {
-				psi[s*nA+b] = -probs[b]
+				c := -probs[b]
+				if b == a {
+					c += 1
+				}
+				for i, xi := range x {
+					psi[b*nS+i] = c * xi
+				}
 			}
-			psi[s*nA+a] += 1
 			g := psi
 			if actorDP {
 				g = scratch
@@ -223,7 +230,6 @@ func Run(env envs.Env, numStates int, cfg Config) (*Result, error) {
 			for i := range eU {
 				eU[i] = rho * (g[i] + gl*eU[i])
 			}
-			clear(psi[s*nA : (s+1)*nA])
 			if criticDP {
 				normaliseAndNoise(z, res.Sigma, rng)
 			}
@@ -239,7 +245,7 @@ func Run(env envs.Env, numStates int, cfg Config) (*Result, error) {
 			axpy(v, z)
 			axpy(w, dw)
 			axpy(u, du)
-			s = s2
+			x, x2 = x2, x
 			if r.Terminated || r.Truncated {
 				break
 			}

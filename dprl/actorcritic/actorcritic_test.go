@@ -29,7 +29,7 @@ func TestGTDLambdaFixedPoint(t *testing.T) {
 		env := &envs.TimeLimit{Env: envs.NewChain(p), MaxSteps: 1000}
 		cfg := Config{Variant: NonDP, Acting: Softmax, Episodes: 80000, Gamma: gamma, Lambda: lambda,
 			AlphaV: 0.002, AlphaW: 0.001, Src: rand.NewPCG(1, uint64(10*lambda))}
-		v := criticAfter(t, env, 6, cfg)
+		v := criticAfter(t, env, envs.TabularFeatures{N: 6}, cfg)
 		for s := 0; s < 5; s++ {
 			if math.Abs(v[s]-exact[s]) > 0.04*math.Max(1, math.Abs(exact[s])) {
 				t.Errorf("λ=%g: V(%d) = %.3f, exact %.3f", lambda, s, v[s], exact[s])
@@ -40,9 +40,9 @@ func TestGTDLambdaFixedPoint(t *testing.T) {
 
 // criticAfter runs cfg and returns the average of the critic's weights over the second half of the
 // episodes (Polyak averaging: the fixed point of a constant-step iteration, without its noise).
-func criticAfter(t *testing.T, env envs.Env, nS int, cfg Config) []float64 {
+func criticAfter(t *testing.T, env envs.Env, feats envs.Features, cfg Config) []float64 {
 	t.Helper()
-	avg := make([]float64, nS)
+	avg := make([]float64, feats.Dim())
 	ep := 0
 	testHookCritic = func(x []float64) {
 		ep++
@@ -53,7 +53,7 @@ func criticAfter(t *testing.T, env envs.Env, nS int, cfg Config) []float64 {
 		}
 	}
 	defer func() { testHookCritic = nil }()
-	if _, err := Run(env, nS, cfg); err != nil {
+	if _, err := Run(env, feats, cfg); err != nil {
 		t.Fatal(err)
 	}
 	return avg
@@ -135,7 +135,7 @@ func TestRunsAreReproducibleAndLearn(t *testing.T) {
 	run := func(workers int) []*Result {
 		out, err := dprl.Trials(4, workers, 11, nil, func(i int, src rand.Source) (*Result, error) {
 			env := must(envs.Make("mdp100"))
-			return Run(env, 100, Config{Variant: DPActor, Episodes: 30, Gamma: 0.99, Lambda: 0.8, AlphaV: 0.01,
+			return Run(env, envs.TabularFeatures{N: 100}, Config{Variant: DPActor, Episodes: 30, Gamma: 0.99, Lambda: 0.8, AlphaV: 0.01,
 				AlphaW: 0.5, AlphaU: 0.5, Explore: 0.1, Epsilon: 10, Delta: 1e-6, Src: src})
 		})
 		if err != nil {
@@ -152,7 +152,7 @@ func TestRunsAreReproducibleAndLearn(t *testing.T) {
 		}
 	}
 	// Non-DP Off-PAC on Taxi improves on the first episodes.
-	res, err := Run(must(envs.Make("taxi")), 500, Config{Variant: NonDP, Episodes: 300, Gamma: 0.99, Lambda: 0,
+	res, err := Run(must(envs.Make("taxi")), envs.TabularFeatures{N: 500}, Config{Variant: NonDP, Episodes: 300, Gamma: 0.99, Lambda: 0,
 		AlphaV: 0.05, AlphaW: 0.05, AlphaU: 0.5, Explore: 0.1, Src: rand.NewPCG(5, 5)})
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +172,7 @@ func TestConfigErrors(t *testing.T) {
 		"delta":    {Variant: DPBoth, Episodes: 1, Epsilon: 1, Delta: 1, Src: rand.NewPCG(1, 1)},
 		"clip":     {Variant: Corrected, Episodes: 1, NoiseMultiplier: 1, Src: rand.NewPCG(1, 1)},
 	} {
-		if _, err := Run(env, 500, c); err == nil || !contains(err.Error(), name) {
+		if _, err := Run(env, envs.TabularFeatures{N: 500}, c); err == nil || !contains(err.Error(), name) {
 			t.Errorf("%s: error %v", name, err)
 		}
 	}

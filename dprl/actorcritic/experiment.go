@@ -42,7 +42,7 @@ func (d Domain) RunMany(cfg Config, runs int, seed uint64, progress dprl.Progres
 		}
 		c := cfg
 		c.Src = src
-		return Run(env, d.NumStates, c)
+		return Run(env, envs.TabularFeatures{N: d.NumStates}, c)
 	})
 }
 
