@@ -81,6 +81,9 @@ type Result struct {
 	TraceU, TraceV [][]float64 // end-of-episode traces (RecordTraces)
 	Sigma          float64     // noise multiplier used (0 for Non-DP)
 	MaxLength      int         // the longest episode (H in the corrected accounting)
+	// DivergedAt is the episode in which the weights became non-finite (NaN or ±Inf), or −1. The run stops
+	// there and the remaining episodes' returns are NaN.
+	DivergedAt int
 }
 
 func (c Config) validate() error {
@@ -141,7 +144,7 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
 	nA := env.NumActions()
 	nS := feats.Dim() // number of state features
 	rng := rand.New(cfg.Src)
-	res := &Result{}
+	res := &Result{DivergedAt: -1}
 	switch cfg.Variant {
 	case DPActor, DPCritic, DPBoth:
 		res.Sigma = PublishedSigma(cfg.Epsilon, cfg.Delta)
@@ -160,7 +163,7 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
 	actorDP := cfg.Variant == DPActor || cfg.Variant == DPBoth
 	criticDP := cfg.Variant == DPCritic || cfg.Variant == DPBoth
 
-	for range cfg.Episodes {
+	for ep := range cfg.Episodes {
 		clear(eV)
 		clear(eU)
 		obs, err := env.Reset(rand.NewPCG(rng.Uint64(), rng.Uint64()))
@@ -173,6 +176,10 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
 			// Preferences h(s, b) = u·x(s, b) = Σ_i u[b·nS + i]·x_i.
 			for b := range nA {
 				h[b] = dot(u[b*nS:(b+1)*nS], x)
+			}
+			if !finite(h) {
+				res.DivergedAt = ep
+				break
 			}
 			softmaxRow(probs, h)
 			var a int
@@ -200,6 +207,10 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
 				gNext = 0
 			}
 			delta := r.Reward + gNext*dot(v, x2) - dot(v, x)
+			if math.IsNaN(delta) || math.IsInf(delta, 0) {
+				res.DivergedAt = ep
+				break
+			}
 
 			// Critic: GTD(λ).
 			for i := range eV {
@@ -249,6 +260,13 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
 			if r.Terminated || r.Truncated {
 				break
 			}
+		}
+		if res.DivergedAt >= 0 {
+			for len(res.Returns) < cfg.Episodes {
+				res.Returns = append(res.Returns, math.NaN())
+				res.Lengths = append(res.Lengths, 0)
+			}
+			break
 		}
 		if testHookCritic != nil {
 			testHookCritic(v)
@@ -351,6 +369,15 @@ func argmax(x []float64) int {
 		}
 	}
 	return best
+}
+
+func finite(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func dot(a, b []float64) float64 {

@@ -187,7 +187,7 @@ func must[T any](v T, err error) T {
 }
 
 func TestSummarize(t *testing.T) {
-	rs := []*Result{{Returns: []float64{1, 2, 3, 4}}, {Returns: []float64{3, 4, 5, 6}}}
+	rs := []*Result{{Returns: []float64{1, 2, 3, 4}, DivergedAt: -1}, {Returns: []float64{3, 4, 5, 6}, DivergedAt: -1}}
 	s, err := Summarize(rs, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -201,5 +201,28 @@ func TestSummarize(t *testing.T) {
 	}
 	if d := Domains(); len(d) != 2 || d[0].Base.AlphaW != 0.5 || d[1].Base.AlphaV != 0.05 {
 		t.Errorf("Table 2 settings: %+v", d)
+	}
+}
+
+// TestDivergenceIsReported: at ε = 0.1 the published DP-Critic's normalisation constant grows with the update
+// and the noise with it, until the weights overflow. The run must say so instead of carrying NaN weights.
+func TestDivergenceIsReported(t *testing.T) {
+	d := Domains()[1]
+	c := d.Base
+	c.Variant, c.Epsilon = DPCritic, 0.1
+	rs, err := d.RunMany(c, 1, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rs[0]
+	if r.DivergedAt < 0 {
+		t.Fatal("the run did not report divergence")
+	}
+	if len(r.Returns) != c.Episodes || !math.IsNaN(r.Returns[c.Episodes-1]) || math.IsNaN(r.Returns[0]) {
+		t.Errorf("returns after divergence: %d entries, last %v, first %v", len(r.Returns), r.Returns[c.Episodes-1], r.Returns[0])
+	}
+	s, _ := Summarize(rs, 50)
+	if s.Diverged != 1 || !math.IsNaN(s.Last) {
+		t.Errorf("summary %+v", s)
 	}
 }

@@ -70,9 +70,11 @@ func Traces(rs []*Result, actor bool) [][][]float64 {
 
 // Summary is the mean return over the first and the last k episodes (averaged over runs) and the standard
 // deviation of all episode returns over all runs (our reading of the paper's "performance standard
-// deviation", Table 3).
+// deviation", Table 3), over finite returns. Diverged counts the runs whose weights became non-finite; a
+// window in which every run diverged has a NaN mean.
 type Summary struct {
 	First, Last, Std float64
+	Diverged         int
 }
 
 // Summarize computes a Summary over the runs with window k.
@@ -81,15 +83,19 @@ func Summarize(rs []*Result, k int) (Summary, error) {
 		return Summary{}, fmt.Errorf("actorcritic: no runs to summarize")
 	}
 	var s Summary
-	var all []float64
+	var first, last, all []float64
 	for _, r := range rs {
 		if len(r.Returns) < k {
 			return Summary{}, fmt.Errorf("actorcritic: a run has %d episodes, fewer than the window %d", len(r.Returns), k)
 		}
-		s.First += mean(r.Returns[:k]) / float64(len(rs))
-		s.Last += mean(r.Returns[len(r.Returns)-k:]) / float64(len(rs))
-		all = append(all, r.Returns...)
+		if r.DivergedAt >= 0 {
+			s.Diverged++
+		}
+		first = appendFinite(first, r.Returns[:k])
+		last = appendFinite(last, r.Returns[len(r.Returns)-k:])
+		all = appendFinite(all, r.Returns)
 	}
+	s.First, s.Last = mean(first), mean(last)
 	m := mean(all)
 	for _, v := range all {
 		s.Std += (v - m) * (v - m)
@@ -98,7 +104,20 @@ func Summarize(rs []*Result, k int) (Summary, error) {
 	return s, nil
 }
 
+func appendFinite(dst, x []float64) []float64 {
+	for _, v := range x {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			dst = append(dst, v)
+		}
+	}
+	return dst
+}
+
+// mean is the average of x (NaN for an empty x).
 func mean(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
 	s := 0.0
 	for _, v := range x {
 		s += v
