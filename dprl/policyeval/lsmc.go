@@ -1,0 +1,326 @@
+// Package policyeval holds the policy-evaluation estimators of Balle, Gomrokchi & Precup (2016) and Xie,
+// Thomas & Miklau (2019): first-visit Monte Carlo least squares with fixed weights (LSW) and with ridge
+// regularisation (LSL), their differentially private versions DP-LSW and DP-LSL (smooth-sensitivity
+// Gaussian output perturbation), and the metrics that compare them with the exact values.
+//
+// Neighbouring relation (both papers): datasets of m trajectories that differ in one trajectory
+// (replace-one); m is public.
+package policyeval
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"dprl/envs"
+	"dprl/mechanisms"
+)
+
+// Signature is the first-visit summary of a batch of m trajectories over N states: F[s], the average
+// first-visit return from s over the trajectories that visit it, and Counts[s] = n_s, how many do.
+type Signature struct {
+	M      int
+	F      []float64
+	Counts []int
+}
+
+// NewSignature computes the signature of a dataset over numStates states (discount gamma).
+func NewSignature(d *envs.Dataset, numStates int, gamma float64, index func(obs []float64) int) (*Signature, error) {
+	if d == nil || len(d.Trajectories) == 0 {
+		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
+	}
+	f, n, err := d.FirstVisitReturns(gamma, numStates, index)
+	if err != nil {
+		return nil, err
+	}
+	return &Signature{M: len(d.Trajectories), F: f, Counts: n}, nil
+}
+
+// Problem is the public part of a least-squares evaluation: the features Φ (N × d), the regression weights
+// ρ_s ≥ 0 and the return bounds.
+type Problem struct {
+	Phi *mat.Dense // rows φ_s
+	Rho []float64  // ρ_s
+	// FMax bounds |return|; FRange is the width of the set of possible returns (FMax for non-negative
+	// rewards, 2·FMax for signed ones). Balle's code uses R_max/(1−γ) for both; a smaller public bound on the
+	// returns (1 on the chain) gives 100× less noise.
+	FMax, FRange float64
+}
+
+func (p *Problem) check(sig *Signature) error {
+	n, _ := p.Phi.Dims()
+	if len(p.Rho) != n || len(sig.F) != n {
+		return fmt.Errorf("policyeval: features have %d states, weights %d, signature %d: mismatched state counts", n, len(p.Rho), len(sig.F))
+	}
+	if !(p.FRange > 0) || !(p.FMax > 0) {
+		return fmt.Errorf("policyeval: return bounds FMax = %v, FRange = %v must be positive", p.FMax, p.FRange)
+	}
+	return nil
+}
+
+// weighted solves min_θ Σ_s c_s (F_s − φ_sᵀθ)² + reg·‖θ‖² (normal equations, Cholesky with a pseudo-inverse
+// fallback for singular systems).
+func weighted(phi *mat.Dense, c, f []float64, reg float64) ([]float64, error) {
+	n, d := phi.Dims()
+	A := mat.NewSymDense(d, nil)
+	b := mat.NewVecDense(d, nil)
+	for s := range n {
+		if c[s] == 0 {
+			continue
+		}
+		row := phi.RawRowView(s)
+		for i := range d {
+			if row[i] == 0 {
+				continue
+			}
+			b.SetVec(i, b.AtVec(i)+c[s]*row[i]*f[s])
+			for j := i; j < d; j++ {
+				A.SetSym(i, j, A.At(i, j)+c[s]*row[i]*row[j])
+			}
+		}
+	}
+	for i := range d {
+		A.SetSym(i, i, A.At(i, i)+reg)
+	}
+	var chol mat.Cholesky
+	var theta mat.VecDense
+	if chol.Factorize(A) {
+		if err := chol.SolveVecTo(&theta, b); err == nil {
+			return theta.RawVector().Data, nil
+		}
+	}
+	// Singular (unvisited states with zero weight): minimum-norm least squares by SVD.
+	var svd mat.SVD
+	if !svd.Factorize(A, mat.SVDThin) {
+		return nil, fmt.Errorf("policyeval: least-squares system could not be factorised")
+	}
+	var x mat.Dense
+	svd.SolveTo(&x, mat.NewDense(d, 1, b.RawVector().Data), svd.Rank(1e-12))
+	return mat.Col(nil, 0, &x), nil
+}
+
+// LSW is Balle et al.'s least squares with fixed weights: θ = argmin Σ_s w_s (F_s − φ_sᵀθ)², w = ρ.
+func LSW(p *Problem, sig *Signature) ([]float64, error) {
+	if err := p.check(sig); err != nil {
+		return nil, err
+	}
+	return weighted(p.Phi, p.Rho, sig.F, 0)
+}
+
+// LSL is the ridge-regularised estimator θ = (ΦᵀΓ_XΦ + λ/(2m) I)⁻¹ ΦᵀΓ_X F with Γ_X = diag(ρ_s n_s/m).
+func LSL(p *Problem, sig *Signature, lambda float64) ([]float64, error) {
+	if err := p.check(sig); err != nil {
+		return nil, err
+	}
+	if !(lambda > 0) {
+		return nil, fmt.Errorf("policyeval: lambda = %v is outside the allowed range (0, ∞)", lambda)
+	}
+	c := make([]float64, len(p.Rho))
+	for s := range c {
+		c[s] = p.Rho[s] * float64(sig.Counts[s]) / float64(sig.M)
+	}
+	return weighted(p.Phi, c, sig.F, lambda/(2*float64(sig.M)))
+}
+
+// PrivacyParams are the (ε, δ) of a release and the smooth-sensitivity constants' variant.
+type PrivacyParams struct {
+	Epsilon, Delta float64
+	Variant        mechanisms.SmoothVariant
+}
+
+// Release is a private estimate with the noise that produced it.
+type Release struct {
+	Theta       []float64
+	Sigma       float64 // noise standard deviation per coordinate
+	SmoothBound float64 // Ψ (DP-LSW) or its LSL counterpart: the squared smooth bound
+	ArgmaxK     int     // the distance k attaining the smooth bound
+	Alpha, Beta float64
+}
+
+// pinvNorm is ‖(Γ_w^{1/2}Φ)⁺‖₂ = 1/σ_min of Γ_w^{1/2}Φ restricted to states with w_s > 0 (frob: the
+// Frobenius norm √Σ 1/σ_i², which Balle's code uses and which is never smaller).
+func pinvNorm(phi *mat.Dense, w []float64, frob bool) (float64, error) {
+	n, d := phi.Dims()
+	G := mat.NewDense(n, d, nil)
+	for s := range n {
+		sw := math.Sqrt(w[s])
+		for j := range d {
+			G.Set(s, j, sw*phi.At(s, j))
+		}
+	}
+	var svd mat.SVD
+	if !svd.Factorize(G, mat.SVDNone) {
+		return 0, fmt.Errorf("policyeval: SVD failed")
+	}
+	vals := svd.Values(nil)
+	if len(vals) < d || vals[d-1] <= 1e-12*vals[0] {
+		return 0, fmt.Errorf("policyeval: Γ_w^{1/2}Φ does not have full column rank: LSW needs features that are independent on the weighted states")
+	}
+	if !frob {
+		return 1 / vals[d-1], nil
+	}
+	s := 0.0
+	for _, v := range vals {
+		s += 1 / (v * v)
+	}
+	return math.Sqrt(s), nil
+}
+
+// LSWSmoothBound is Ψ_β(n) = max_{0≤k≤‖n‖∞} e^{−kβ} Σ_s w_s / max(n_s − k, 1)² (Balle et al. Lemmas 4–5),
+// with the k attaining it.
+func LSWSmoothBound(w []float64, counts []int, beta float64) (psi float64, argmax int) {
+	nMax := 0
+	for _, c := range counts {
+		nMax = max(nMax, c)
+	}
+	for k := 0; k <= nMax; k++ {
+		s := 0.0
+		for i, c := range counts {
+			d := math.Max(float64(c-k), 1)
+			s += w[i] / (d * d)
+		}
+		if v := math.Exp(-float64(k)*beta) * s; v > psi {
+			psi, argmax = v, k
+		}
+	}
+	return psi, argmax
+}
+
+// DPLSW releases LSW's estimate plus N(0, σ_X² I_d), σ_X = α·F_range·‖(Γ_w^{1/2}Φ)⁺‖₂·√Ψ_β(n_X)
+// (Balle et al. Algorithm 1). frobenius selects the authors' code's (more conservative) Frobenius norm.
+func DPLSW(p *Problem, sig *Signature, priv PrivacyParams, frobenius bool, src rand.Source) (*Release, error) {
+	theta, err := LSW(p, sig)
+	if err != nil {
+		return nil, err
+	}
+	_, d := p.Phi.Dims()
+	alpha, beta, err := mechanisms.SmoothGaussianConstants(priv.Epsilon, priv.Delta, d, priv.Variant)
+	if err != nil {
+		return nil, err
+	}
+	pn, err := pinvNorm(p.Phi, p.Rho, frobenius)
+	if err != nil {
+		return nil, err
+	}
+	psi, k := LSWSmoothBound(p.Rho, sig.Counts, beta)
+	sigma := alpha * p.FRange * pn * math.Sqrt(psi)
+	return release(theta, sigma, psi, k, alpha, beta, src)
+}
+
+func release(theta []float64, sigma, psi float64, k int, alpha, beta float64, src rand.Source) (*Release, error) {
+	g, err := mechanisms.NewGaussian(sigma, src)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]float64(nil), theta...)
+	g.AddNoise(out)
+	return &Release{Theta: out, Sigma: sigma, SmoothBound: psi, ArgmaxK: k, Alpha: alpha, Beta: beta}, nil
+}
+
+// LSLBound selects DP-LSL's sensitivity analysis.
+type LSLBound int
+
+const (
+	// LSLPaper is the form recovered from the authors' newest code (Lemmas 7–9): it needs
+	// λ > ‖ρ‖∞‖Φ‖² and uses the Frobenius norm of Φ.
+	LSLPaper LSLBound = iota
+	// LSLSafe is the bound derived in ALGORITHMS.md §3.3, provably valid for any λ > 0 (spectral norms).
+	LSLSafe
+)
+
+func (b LSLBound) String() string {
+	if b == LSLSafe {
+		return "safe bound"
+	}
+	return "paper/code bound"
+}
+
+// DPLSL releases LSL's estimate plus N(0, σ_X² I_d) with σ_X from the chosen bound's smooth sensitivity
+// (ALGORITHMS.md §3.3): the smooth bound maxes over k of e^{−kβ}·H(min(n + k, m))², counts growing towards m.
+func DPLSL(p *Problem, sig *Signature, lambda float64, priv PrivacyParams, bound LSLBound, src rand.Source) (*Release, error) {
+	theta, err := LSL(p, sig, lambda)
+	if err != nil {
+		return nil, err
+	}
+	_, d := p.Phi.Dims()
+	alpha, beta, err := mechanisms.SmoothGaussianConstants(priv.Epsilon, priv.Delta, d, priv.Variant)
+	if err != nil {
+		return nil, err
+	}
+	rhoInf, rho2 := 0.0, 0.0
+	for _, r := range p.Rho {
+		rhoInf = math.Max(rhoInf, r)
+		rho2 += r * r
+	}
+	rho2 = math.Sqrt(rho2)
+	m := sig.M
+	// h(k) is the bound's count-dependent factor with every count raised by k (capped at m).
+	var h func(k int) float64
+	var scale float64
+	switch bound {
+	case LSLPaper:
+		phiF := mat.Norm(p.Phi, 2) // Frobenius
+		if lambda <= rhoInf*phiF*phiF {
+			return nil, fmt.Errorf("policyeval: the paper's DP-LSL bound needs lambda > ‖ρ‖∞‖Φ‖_F² = %g; got %g (use LSLSafe for any λ)", rhoInf*phiF*phiF, lambda)
+		}
+		h = func(k int) float64 {
+			sum := 0.0
+			for s, c := range sig.Counts {
+				sum += p.Rho[s] * float64(min(c+k, m))
+			}
+			return phiF*rhoInf/math.Sqrt(2*lambda)*math.Sqrt(sum) + rho2
+		}
+		scale = 2 * alpha * p.FMax * phiF / (lambda - rhoInf*phiF*phiF)
+	case LSLSafe:
+		phi2 := mat.Norm(p.Phi, 2)
+		var svd mat.SVD
+		if svd.Factorize(p.Phi, mat.SVDNone) {
+			phi2 = svd.Values(nil)[0] // spectral norm
+		}
+		h = func(k int) float64 {
+			sum := 0.0
+			for s, c := range sig.Counts {
+				sum += p.Rho[s] * float64(min(c+k, m))
+			}
+			return p.FRange*rho2 + phi2*rhoInf*p.FMax*math.Sqrt(2*sum/lambda)
+		}
+		scale = alpha * 2 * phi2 / lambda
+	default:
+		return nil, fmt.Errorf("policyeval: unknown LSL bound %d", bound)
+	}
+	psi, kBest := 0.0, 0
+	for k := 0; k <= m; k++ {
+		v := h(k)
+		if v = math.Exp(-float64(k)*beta) * v * v; v > psi {
+			psi, kBest = v, k
+		}
+	}
+	return release(theta, scale*math.Sqrt(psi), psi, kBest, alpha, beta, src)
+}
+
+// RMSE is Balle et al.'s error "averaged over the state space": sqrt(Σ_s ρ_s (V(s) − φ_sᵀθ)²)/sqrt(Σρ_s)
+// (with ρ summing to 1 the normalisation is 1).
+func RMSE(phi *mat.Dense, theta, v, rho []float64) float64 {
+	n, _ := phi.Dims()
+	num, den := 0.0, 0.0
+	for s := range n {
+		est := mat.Dot(mat.NewVecDense(len(theta), phi.RawRowView(s)), mat.NewVecDense(len(theta), theta))
+		num += rho[s] * (v[s] - est) * (v[s] - est)
+		den += rho[s]
+	}
+	return math.Sqrt(num / den)
+}
+
+// EmpiricalRisk is the θ-dependent part of Balle et al.'s loss J_X(θ) = Σ_s ρ_s (n_s/m)(F_s − φ_sᵀθ)² +
+// (a within-state variance that does not depend on θ). Excess risk is EmpiricalRisk(θ̂) − EmpiricalRisk(θ*).
+func EmpiricalRisk(phi *mat.Dense, theta []float64, sig *Signature, rho []float64) float64 {
+	n, _ := phi.Dims()
+	r := 0.0
+	for s := range n {
+		est := mat.Dot(mat.NewVecDense(len(theta), phi.RawRowView(s)), mat.NewVecDense(len(theta), theta))
+		r += rho[s] * float64(sig.Counts[s]) / float64(sig.M) * (sig.F[s] - est) * (sig.F[s] - est)
+	}
+	return r
+}
