@@ -1,0 +1,328 @@
+package policyeval
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"dprl/envs"
+	"dprl/mechanisms"
+)
+
+// FeatureTrajectory is a trajectory seen through features and importance ratios: Phi[t] = φ(s_t) for
+// t = 0 … H (Phi[H] = 0 when the episode terminated), Rho[t] = π(a_t|s_t)/b(a_t|s_t), R[t] = r_t.
+type FeatureTrajectory struct {
+	Phi [][]float64
+	Rho []float64
+	R   []float64
+}
+
+// Featurize converts trajectories with recorded behaviour probabilities into feature trajectories for the
+// target policy target (nil: on-policy, ρ = 1).
+func Featurize(trajs []envs.Trajectory, feats envs.Features, target envs.Policy) ([]FeatureTrajectory, error) {
+	d := feats.Dim()
+	out := make([]FeatureTrajectory, len(trajs))
+	var probs []float64
+	if target != nil {
+		probs = make([]float64, target.NumActions())
+	}
+	for i, tr := range trajs {
+		if len(tr.Steps) == 0 {
+			return nil, fmt.Errorf("policyeval: trajectory %d is empty", i)
+		}
+		ft := FeatureTrajectory{Phi: make([][]float64, len(tr.Steps)+1), Rho: make([]float64, len(tr.Steps)), R: make([]float64, len(tr.Steps))}
+		for t, st := range tr.Steps {
+			ft.Phi[t] = feats.Into(make([]float64, d), st.Obs)
+			ft.R[t] = st.Reward
+			ft.Rho[t] = 1
+			if target != nil {
+				if !(st.Prob > 0) {
+					return nil, fmt.Errorf("policyeval: trajectory %d step %d has no behaviour probability (needed for off-policy ratios)", i, t)
+				}
+				target.Probs(probs, st.Obs)
+				ft.Rho[t] = probs[st.Action] / st.Prob
+			}
+		}
+		last := tr.Steps[len(tr.Steps)-1]
+		ft.Phi[len(tr.Steps)] = make([]float64, d)
+		if !last.Terminated {
+			feats.Into(ft.Phi[len(tr.Steps)], last.NextObs)
+		}
+		out[i] = ft
+	}
+	return out, nil
+}
+
+// Moments are the GTD quantities A = E[ρ φ(φ − γφ′)ᵀ], b = E[ρ r φ], C = E[φφᵀ].
+type Moments struct {
+	A, C *mat.Dense
+	B    []float64
+}
+
+// SampleMoments estimates the moments from trajectories, weighting every transition equally.
+func SampleMoments(trajs []FeatureTrajectory, gamma float64) (*Moments, error) {
+	if len(trajs) == 0 {
+		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
+	}
+	d := len(trajs[0].Phi[0])
+	A, C := mat.NewDense(d, d, nil), mat.NewDense(d, d, nil)
+	b := make([]float64, d)
+	n := 0
+	for _, tr := range trajs {
+		for t := range tr.R {
+			phi, next := tr.Phi[t], tr.Phi[t+1]
+			for i, pi := range phi {
+				if pi == 0 {
+					continue
+				}
+				b[i] += tr.Rho[t] * tr.R[t] * pi
+				for j := range d {
+					A.Set(i, j, A.At(i, j)+tr.Rho[t]*pi*(phi[j]-gamma*next[j]))
+					C.Set(i, j, C.At(i, j)+pi*phi[j])
+				}
+			}
+			n++
+		}
+	}
+	A.Scale(1/float64(n), A)
+	C.Scale(1/float64(n), C)
+	for i := range b {
+		b[i] /= float64(n)
+	}
+	return &Moments{A: A, B: b, C: C}, nil
+}
+
+// ModelMoments computes the exact on-policy moments of a tabular model under policy pi with state features
+// phi (rows), weighting states by the undiscounted on-policy state distribution.
+func ModelMoments(m *envs.Model, pi [][]float64, phi *mat.Dense, gamma float64) (*Moments, error) {
+	dist, err := m.StateDistribution(pi, 1)
+	if err != nil {
+		return nil, err
+	}
+	P, r, err := m.PolicyMatrices(pi)
+	if err != nil {
+		return nil, err
+	}
+	n, d := phi.Dims()
+	A, C := mat.NewDense(d, d, nil), mat.NewDense(d, d, nil)
+	b := make([]float64, d)
+	for s := range n {
+		if dist[s] == 0 {
+			continue
+		}
+		fs := phi.RawRowView(s)
+		// expected next features under π: Σ_s′ P(s, s′) φ(s′), terminal states having φ = 0
+		next := make([]float64, d)
+		for s2 := range n {
+			if p := P.At(s, s2); p != 0 && !m.Terminal[s2] {
+				for j, v := range phi.RawRowView(s2) {
+					next[j] += p * v
+				}
+			}
+		}
+		for i := range d {
+			b[i] += dist[s] * r[s] * fs[i]
+			for j := range d {
+				A.Set(i, j, A.At(i, j)+dist[s]*fs[i]*(fs[j]-gamma*next[j]))
+				C.Set(i, j, C.At(i, j)+dist[s]*fs[i]*fs[j])
+			}
+		}
+	}
+	return &Moments{A: A, B: b, C: C}, nil
+}
+
+// MSPBE is (b − Aθ)ᵀ C⁻¹ (b − Aθ) (C pseudo-inverted if singular).
+func (mo *Moments) MSPBE(theta []float64) float64 {
+	d := len(theta)
+	res := mat.NewVecDense(d, append([]float64(nil), mo.B...))
+	var at mat.VecDense
+	at.MulVec(mo.A, mat.NewVecDense(d, theta))
+	res.SubVec(res, &at)
+	var x mat.VecDense
+	if err := x.SolveVec(mo.C, res); err != nil {
+		var svd mat.SVD
+		svd.Factorize(mo.C, mat.SVDThin)
+		var xd mat.Dense
+		svd.SolveTo(&xd, mat.NewDense(d, 1, res.RawVector().Data), svd.Rank(1e-12))
+		x.CloneFromVec(xd.ColView(0))
+	}
+	return math.Max(mat.Dot(res, &x), 0)
+}
+
+// Solve returns the MSPBE minimiser θ* = A⁻¹b (minimum-norm if A is singular).
+func (mo *Moments) Solve() []float64 {
+	d := len(mo.B)
+	var x mat.VecDense
+	if err := x.SolveVec(mo.A, mat.NewVecDense(d, mo.B)); err == nil {
+		return x.RawVector().Data
+	}
+	var svd mat.SVD
+	svd.Factorize(mo.A, mat.SVDThin)
+	var xd mat.Dense
+	svd.SolveTo(&xd, mat.NewDense(d, 1, mo.B), svd.Rank(1e-12))
+	return mat.Col(nil, 0, &xd)
+}
+
+// LSTD is least-squares TD(0) (Bradtke & Barto 1996; off-policy with per-decision ratios): θ = (Â + εI)⁻¹b̂.
+func LSTD(trajs []FeatureTrajectory, gamma, ridge float64) ([]float64, error) {
+	mo, err := SampleMoments(trajs, gamma)
+	if err != nil {
+		return nil, err
+	}
+	for i := range mo.B {
+		mo.A.Set(i, i, mo.A.At(i, i)+ridge)
+	}
+	return mo.Solve(), nil
+}
+
+// WISLSTD is Mahmood, van Hasselt & Sutton's (2014) weighted-importance-sampling LSTD(λ) with λ = 0, as in
+// the first author's code: per episode, traces z and the correction terms u, V are reset; per transition
+// z ← ρφ, b ← b + r z + (ρ−1)u, A ← A + z(φ − γ′φ′)ᵀ + (ρ−1)V, u ← γ′λ′(ρu + r z) = 0, V ← 0 at λ = 0; so at
+// λ = 0 it is LSTD with the importance weight on the features only. ridge initialises A = ridge·I.
+func WISLSTD(trajs []FeatureTrajectory, gamma, ridge float64) ([]float64, error) {
+	if len(trajs) == 0 {
+		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
+	}
+	d := len(trajs[0].Phi[0])
+	A := mat.NewDense(d, d, nil)
+	for i := range d {
+		A.Set(i, i, ridge)
+	}
+	b := make([]float64, d)
+	for _, tr := range trajs {
+		for t := range tr.R {
+			phi, next := tr.Phi[t], tr.Phi[t+1]
+			for i, pi := range phi {
+				z := tr.Rho[t] * pi
+				if z == 0 {
+					continue
+				}
+				b[i] += tr.R[t] * z
+				for j := range d {
+					A.Set(i, j, A.At(i, j)+z*(phi[j]-gamma*next[j]))
+				}
+			}
+		}
+	}
+	return (&Moments{A: A, B: b}).Solve(), nil
+}
+
+// StepSize gives α_t.
+type StepSize func(t int) float64
+
+// Constant is a constant step size.
+func Constant(alpha float64) StepSize { return func(int) float64 { return alpha } }
+
+// Diminishing is α_t = α0/(1 + t/τ).
+func Diminishing(alpha0, tau float64) StepSize {
+	return func(t int) float64 { return alpha0 / (1 + float64(t)/tau) }
+}
+
+// GPOPEConfig configures Xie et al.'s Algorithm 1. With Sigma = 0 it is non-private episodic GTD2 (one
+// trajectory per step, all of its transitions, clipped gradients).
+type GPOPEConfig struct {
+	Gamma      float64
+	Iterations int      // T
+	Step       StepSize // α_t
+	Clip       float64  // C: the stacked primal–dual gradient is clipped to norm C
+	Sigma      float64  // absolute noise standard deviation per coordinate (GPOPESigma computes it)
+	Src        rand.Source
+}
+
+// GPOPE runs Algorithm 1 on n trajectories: at each step one trajectory is drawn uniformly (with
+// replacement across steps), its per-trajectory estimates Â, b̂, Ĉ (averages over its transitions) give the
+// stacked gradient g = [−Âᵀw; Âθ − b̂ + Ĉw], which is clipped to norm C, noised with N(0, σ²I_{2d}) and
+// descended: x ← x − α_t g̃. It returns θ_T (the last iterate).
+func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
+	if len(trajs) == 0 {
+		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
+	}
+	if cfg.Iterations < 0 || !(cfg.Clip > 0) || !(cfg.Sigma >= 0) || cfg.Step == nil || cfg.Src == nil {
+		return nil, fmt.Errorf("policyeval: GPOPE needs iterations ≥ 0, clip > 0, sigma ≥ 0, a step size and a Src (got %d, %v, %v)", cfg.Iterations, cfg.Clip, cfg.Sigma)
+	}
+	rng := rand.New(cfg.Src)
+	d := len(trajs[0].Phi[0])
+	theta, w := make([]float64, d), make([]float64, d)
+	g := make([]float64, 2*d)
+	for t := range cfg.Iterations {
+		tr := trajs[rng.IntN(len(trajs))]
+		H := float64(len(tr.R))
+		clear(g)
+		gt, gw := g[:d], g[d:]
+		for k := range tr.R {
+			phi, next := tr.Phi[k], tr.Phi[k+1]
+			rho := tr.Rho[k]
+			// (φ − γφ′)ᵀθ, φᵀw
+			var dt, pw float64
+			for i, p := range phi {
+				dt += (p - cfg.Gamma*next[i]) * theta[i]
+				pw += p * w[i]
+			}
+			for i, p := range phi {
+				// −Âᵀw = −(1/H) Σ ρ (φ − γφ′)(φᵀw)
+				gt[i] -= rho * (p - cfg.Gamma*next[i]) * pw / H
+				// Âθ − b̂ + Ĉw = (1/H) Σ [ρ φ (φ − γφ′)ᵀθ − ρ r φ + φ φᵀw]
+				gw[i] += (rho*p*dt - rho*tr.R[k]*p + p*pw) / H
+			}
+		}
+		mechanisms.ClipToNorm(g, cfg.Clip)
+		a := cfg.Step(t)
+		for i := range d {
+			theta[i] -= a * (gt[i] + cfg.Sigma*rng.NormFloat64())
+			w[i] -= a * (gw[i] + cfg.Sigma*rng.NormFloat64())
+		}
+		if math.IsNaN(theta[0]) || math.IsInf(theta[0], 0) {
+			return nil, fmt.Errorf("policyeval: GPOPE diverged at iteration %d (step size too large)", t)
+		}
+	}
+	return theta, nil
+}
+
+// GPOPEAccounting selects how GPOPE's noise is calibrated.
+type GPOPEAccounting int
+
+const (
+	// AccountingPaper is the paper's proof: one trajectory of n per step sampled without replacement,
+	// replace-one neighbours, sensitivity Δ = 2C; RDP by Wang, Balle & Kasiviswanathan's Thm 9.
+	AccountingPaper GPOPEAccounting = iota
+	// AccountingPoisson is the common alternative: Poisson sampling with rate 1/n, add/remove neighbours,
+	// sensitivity Δ = C; RDP of the subsampled Gaussian (Mironov et al. 2019).
+	AccountingPoisson
+)
+
+func (a GPOPEAccounting) String() string {
+	if a == AccountingPoisson {
+		return "Poisson, add/remove, Δ = C"
+	}
+	return "without replacement, replace-one, Δ = 2C (paper)"
+}
+
+// GPOPEEpsilon is the ε at δ of T steps with noise σ (absolute) and clip C on n trajectories (improved RDP
+// conversion over the orders given; nil: dpa_default).
+func GPOPEEpsilon(acc GPOPEAccounting, n, T int, sigma, clip, delta float64, orders []float64) (float64, error) {
+	a, err := mechanisms.NewRDPAccountant(orders, mechanisms.ConversionImproved)
+	if err != nil {
+		return 0, err
+	}
+	var ev mechanisms.Event
+	switch acc {
+	case AccountingPaper:
+		ev = mechanisms.SampledWithoutReplacement{N: n, Batch: 1, Event: mechanisms.GaussianEvent{NoiseMultiplier: sigma / (2 * clip)}}
+	default:
+		ev = mechanisms.PoissonSampled{Q: 1 / float64(n), Event: mechanisms.GaussianEvent{NoiseMultiplier: sigma / clip}}
+	}
+	if err := a.Compose(ev, T); err != nil {
+		return 0, err
+	}
+	return a.Epsilon(delta)
+}
+
+// GPOPESigma is the smallest absolute noise σ for which T steps on n trajectories are (ε, δ)-DP under the
+// chosen accounting.
+func GPOPESigma(acc GPOPEAccounting, n, T int, eps, delta, clip float64, orders []float64) (float64, error) {
+	return mechanisms.CalibrateNoise(eps, 1e-3*clip, 1e4*clip, func(s float64) (float64, error) {
+		return GPOPEEpsilon(acc, n, T, s, clip, delta, orders)
+	})
+}
