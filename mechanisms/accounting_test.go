@@ -415,3 +415,26 @@ func TestWangHegdeCalibrationRows(t *testing.T) {
 		near(t, "KOV ε", kov, r.kov, 0.01)
 	}
 }
+
+// TestHugeNoise: with enormous noise the RDP is ~0 but never negative, so accounting still answers, and
+// WBK's Theorem 9 keeps its noise-independent floor (ε(∞) = ∞ for the Gaussian makes its min{2, ·} terms 2).
+func TestHugeNoise(t *testing.T) {
+	a, _ := NewRDPAccountant(nil, ConversionImproved)
+	if err := a.Compose(PoissonSampled{Q: 2e-4, Event: GaussianEvent{1e4}}, 50000); err != nil {
+		t.Fatal(err)
+	}
+	e, err := a.Epsilon(1e-5)
+	if err != nil || !(e > 0 && e < 0.01) {
+		t.Errorf("ε = %g, err %v", e, err)
+	}
+	for _, alpha := range []float64{2.5, 7, 64} {
+		if r, _ := RDPPoissonGaussian(1e-4, 1e5, alpha); r < 0 {
+			t.Errorf("RDP(%g) = %g < 0", alpha, r)
+		}
+	}
+	w, _ := NewRDPAccountant(nil, ConversionImproved)
+	w.Compose(SampledWithoutReplacement{N: 100, Batch: 1, Event: GaussianEvent{1e4}}, 100)
+	if e, _ := w.Epsilon(1e-5); !(e > 0.2) {
+		t.Errorf("WBK floor: ε = %g at z = 1e4, want > 0.2", e)
+	}
+}

@@ -83,10 +83,11 @@ func rdpPoissonGaussian(q, z, alpha float64) float64 {
 	if q == 1 {
 		return RDPGaussian(z, alpha)
 	}
+	// RDP is non-negative; with very large noise the log-space sums can round to a hair below 0.
 	if alpha == math.Trunc(alpha) && alpha < 1e6 {
-		return logAInt(q, z, int(alpha)) / (alpha - 1)
+		return math.Max(0, logAInt(q, z, int(alpha))/(alpha-1))
 	}
-	return logAFrac(q, z, alpha) / (alpha - 1)
+	return math.Max(0, logAFrac(q, z, alpha)/(alpha-1))
 }
 
 // logAInt is ln Σ_{k=0}^{α} C(α,k)(1−q)^{α−k} q^k exp((k²−k)/(2z²)).
@@ -176,7 +177,7 @@ func RDPSampledWithoutReplacementGaussian(q, z, alpha float64) (float64, error) 
 func rdpWOR(q, z, alpha float64) float64 {
 	lo, hi := math.Floor(alpha), math.Ceil(alpha)
 	if lo == hi {
-		return logWORInt(q, z, int(lo)) / (alpha - 1)
+		return math.Max(0, logWORInt(q, z, int(lo))/(alpha-1))
 	}
 	kLo := 0.0 // (α−1)ε'(α) at α = 1
 	if lo >= 2 {

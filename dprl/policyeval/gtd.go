@@ -320,7 +320,9 @@ func GPOPEEpsilon(acc GPOPEAccounting, n, T int, sigma, clip, delta float64, ord
 }
 
 // GPOPESigma is the smallest absolute noise σ for which T steps on n trajectories are (ε, δ)-DP under the
-// chosen accounting.
+// chosen accounting. It fails when no σ reaches ε: Wang, Balle & Kasiviswanathan's Theorem 9, which the paper's
+// proof uses, has a noise-independent floor for the Gaussian (its min{2, (e^{ε(∞)} − 1)^j} terms are 2 since
+// ε(∞) = ∞), e.g. ε ≥ 0.22 for n = T = 100 and ε ≥ 0.10 for n = 1000, T = 10⁴ at δ = 1e−5.
 func GPOPESigma(acc GPOPEAccounting, n, T int, eps, delta, clip float64, orders []float64) (float64, error) {
 	return mechanisms.CalibrateNoise(eps, 1e-3*clip, 1e4*clip, func(s float64) (float64, error) {
 		return GPOPEEpsilon(acc, n, T, s, clip, delta, orders)
