@@ -2,7 +2,6 @@ package envs
 
 import (
 	"encoding/csv"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -279,4 +278,3 @@ func TestReferenceVectorsEnvs(t *testing.T) {
 	}
 }
 
-var _ = fmt.Sprint
