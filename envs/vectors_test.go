@@ -277,4 +277,3 @@ func TestReferenceVectorsEnvs(t *testing.T) {
 		t.Fatal("no reference files")
 	}
 }
-
