@@ -3,7 +3,6 @@ package envs
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/ByteArena/box2d"
 )
@@ -317,7 +316,7 @@ func (l *LunarLander) State() []float64 {
 		return make([]float64, 6)
 	}
 	p, v := l.lander.GetPosition(), l.lander.GetLinearVelocity()
-	return slices.Clone([]float64{p.X, p.Y, v.X, v.Y, l.lander.GetAngle(), l.lander.GetAngularVelocity()})
+	return []float64{p.X, p.Y, v.X, v.Y, l.lander.GetAngle(), l.lander.GetAngularVelocity()}
 }
 
 // SetState is not supported: a Box2D world (contacts, joints, legs) is not a vector of numbers. Replay a

@@ -20,7 +20,11 @@ func Act(p Policy, obs []float64, rng *rand.Rand, scratch []float64) int {
 	if len(scratch) < p.NumActions() {
 		scratch = make([]float64, p.NumActions())
 	}
-	probs := p.Probs(scratch[:p.NumActions()], obs)
+	return Sample(p.Probs(scratch[:p.NumActions()], obs), rng)
+}
+
+// Sample draws an index with the given probabilities (one uniform draw from rng).
+func Sample(probs []float64, rng *rand.Rand) int {
 	u := rng.Float64()
 	acc := 0.0
 	for a, q := range probs {
@@ -29,7 +33,7 @@ func Act(p Policy, obs []float64, rng *rand.Rand, scratch []float64) int {
 			return a
 		}
 	}
-	// Rounding left u above the cumulative sum: return the last action with positive probability.
+	// Rounding left u above the cumulative sum: return the last index with positive probability.
 	for a := len(probs) - 1; a >= 0; a-- {
 		if probs[a] > 0 {
 			return a

@@ -159,6 +159,7 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
 	probs, h := make([]float64, nA), make([]float64, nA)
 	x, x2 := make([]float64, nS), make([]float64, nS)
 	scratch := make([]float64, nS*nA)
+	var medianBuf []float64
 	gl := cfg.Gamma * cfg.Lambda
 	actorDP := cfg.Variant == DPActor || cfg.Variant == DPBoth
 	criticDP := cfg.Variant == DPCritic || cfg.Variant == DPBoth
@@ -186,7 +187,7 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
 			rho := 1.0
 			switch cfg.Acting {
 			case Softmax:
-				a = sampleProbs(probs, rng)
+				a = envs.Sample(probs, rng)
 			default:
 				if rng.Float64() < cfg.Explore {
 					a = rng.IntN(nA)
@@ -236,13 +237,13 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
 			if actorDP {
 				g = scratch
 				copy(g, psi)
-				normaliseAndNoise(g, res.Sigma, rng)
+				normaliseAndNoise(g, res.Sigma, rng, &medianBuf)
 			}
 			for i := range eU {
 				eU[i] = rho * (g[i] + gl*eU[i])
 			}
 			if criticDP {
-				normaliseAndNoise(z, res.Sigma, rng)
+				normaliseAndNoise(z, res.Sigma, rng, &medianBuf)
 			}
 			for i := range du {
 				du[i] = cfg.AlphaU * delta * eU[i]
@@ -286,9 +287,10 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
 var testHookCritic func(v []float64)
 
 // normaliseAndNoise rescales g to norm |C| = the median of its non-zero absolute entries and adds
-// N(0, σ²C²) to every entry (the published step). A zero g stays zero and gets no noise (C = 0).
-func normaliseAndNoise(g []float64, sigma float64, rng *rand.Rand) float64 {
-	c := medianAbsNonZero(g)
+// N(0, σ²C²) to every entry (the published step). A zero g stays zero and gets no noise (C = 0). buf is
+// scratch space for the median (grown as needed and returned, so a run allocates it once).
+func normaliseAndNoise(g []float64, sigma float64, rng *rand.Rand, buf *[]float64) float64 {
+	c := medianAbsNonZero(g, buf)
 	n := math.Sqrt(dot(g, g))
 	if n == 0 || c == 0 {
 		clear(g)
@@ -300,9 +302,10 @@ func normaliseAndNoise(g []float64, sigma float64, rng *rand.Rand) float64 {
 	return c
 }
 
-// medianAbsNonZero is the median of |g_i| over the non-zero entries (0 if none).
-func medianAbsNonZero(g []float64) float64 {
-	var a []float64
+// medianAbsNonZero is the median of |g_i| over the non-zero entries (0 if none); buf is scratch space.
+func medianAbsNonZero(g []float64, buf *[]float64) float64 {
+	a := (*buf)[:0]
+	defer func() { *buf = a }()
 	for _, v := range g {
 		if v != 0 {
 			a = append(a, math.Abs(v))
@@ -348,17 +351,6 @@ func softmaxRow(dst, h []float64) {
 	for i := range dst {
 		dst[i] /= sum
 	}
-}
-
-func sampleProbs(p []float64, rng *rand.Rand) int {
-	u, acc := rng.Float64(), 0.0
-	for i, q := range p {
-		acc += q
-		if u < acc {
-			return i
-		}
-	}
-	return len(p) - 1
 }
 
 func argmax(x []float64) int {

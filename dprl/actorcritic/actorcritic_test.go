@@ -63,12 +63,13 @@ func TestPublishedNoiseStep(t *testing.T) {
 	// The gradient is rescaled to norm |C| = median of its non-zero |entries| and gets N(0, σ²C²) noise on
 	// every entry, zeros included.
 	rng := rand.New(rand.NewPCG(2, 2))
+	var buf []float64
 	const sigma = 0.5
 	n := 20000
 	var s, s2 float64
 	for range n {
 		g := []float64{0, 3, -1, 0, 2} // median of {3, 1, 2} = 2; ‖g‖ = √14
-		c := normaliseAndNoise(g, sigma, rng)
+		c := normaliseAndNoise(g, sigma, rng, &buf)
 		if c != 2 {
 			t.Fatalf("C = %g, want 2", c)
 		}
@@ -82,7 +83,7 @@ func TestPublishedNoiseStep(t *testing.T) {
 		t.Errorf("noise std on a zero entry %g, want σC = %g", sd, sigma*2)
 	}
 	zero := []float64{0, 0}
-	if normaliseAndNoise(zero, sigma, rng) != 0 || zero[0] != 0 {
+	if normaliseAndNoise(zero, sigma, rng, &buf) != 0 || zero[0] != 0 {
 		t.Error("a zero gradient got noise")
 	}
 	if got, want := PublishedSigma(10, 1e-6), math.Sqrt(2*math.Log(1.25e6))/10; got != want {
