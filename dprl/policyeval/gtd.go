@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"dprl/envs"
@@ -151,6 +152,32 @@ func (mo *Moments) MSPBE(theta []float64) float64 {
 	return math.Max(mat.Dot(res, &x), 0)
 }
 
+// Lagrangian is the GTD2 saddle-point objective L(θ, w) = wᵀ(b − Aθ) − ½ wᵀCw (Xie et al. (2.1)); its
+// maximum over w, attained at w*(θ) = C⁻¹(b − Aθ), is ½ MSPBE(θ).
+func (mo *Moments) Lagrangian(theta, w []float64) float64 {
+	d := len(theta)
+	res := mat.NewVecDense(d, append([]float64(nil), mo.B...))
+	var at, cw mat.VecDense
+	at.MulVec(mo.A, mat.NewVecDense(d, theta))
+	res.SubVec(res, &at)
+	wv := mat.NewVecDense(d, w)
+	cw.MulVec(mo.C, wv)
+	return mat.Dot(wv, res) - 0.5*mat.Dot(wv, &cw)
+}
+
+// DualOptimum is w*(θ) = C⁻¹(b − Aθ), the inner maximiser of the saddle-point objective.
+func (mo *Moments) DualOptimum(theta []float64) ([]float64, error) {
+	d := len(theta)
+	res := mat.NewVecDense(d, append([]float64(nil), mo.B...))
+	var at, x mat.VecDense
+	at.MulVec(mo.A, mat.NewVecDense(d, theta))
+	res.SubVec(res, &at)
+	if err := x.SolveVec(mo.C, res); err != nil {
+		return nil, fmt.Errorf("policyeval: C is singular: %w", err)
+	}
+	return x.RawVector().Data, nil
+}
+
 // Solve returns the MSPBE minimiser θ* = A⁻¹b (minimum-norm if A is singular).
 func (mo *Moments) Solve() []float64 {
 	d := len(mo.B)
@@ -229,6 +256,34 @@ type GPOPEConfig struct {
 	Clip       float64  // C: the stacked primal–dual gradient is clipped to norm C
 	Sigma      float64  // absolute noise standard deviation per coordinate (GPOPESigma computes it)
 	Src        rand.Source
+	// Trace, if set, sees the norm of every step's gradient before clipping (e.g. to count clipped steps).
+	Trace func(t int, gradNorm float64)
+}
+
+// Gradient writes the stacked primal–dual gradient of one trajectory at x = [θ; w] into g (length 2d):
+// g = [−Âᵀw; Âθ − b̂ + Ĉw] with Â, b̂, Ĉ the averages over the trajectory's transitions (Xie et al. (2.2),
+// (4.1)).
+func Gradient(g []float64, tr FeatureTrajectory, gamma float64, theta, w []float64) {
+	d := len(theta)
+	H := float64(len(tr.R))
+	clear(g)
+	gt, gw := g[:d], g[d:]
+	for k := range tr.R {
+		phi, next := tr.Phi[k], tr.Phi[k+1]
+		rho := tr.Rho[k]
+		// (φ − γφ′)ᵀθ, φᵀw
+		var dt, pw float64
+		for i, p := range phi {
+			dt += (p - gamma*next[i]) * theta[i]
+			pw += p * w[i]
+		}
+		for i, p := range phi {
+			// −Âᵀw = −(1/H) Σ ρ (φ − γφ′)(φᵀw)
+			gt[i] -= rho * (p - gamma*next[i]) * pw / H
+			// Âθ − b̂ + Ĉw = (1/H) Σ [ρ φ (φ − γφ′)ᵀθ − ρ r φ + φ φᵀw]
+			gw[i] += (rho*p*dt - rho*tr.R[k]*p + p*pw) / H
+		}
+	}
 }
 
 // GPOPE runs Algorithm 1 on n trajectories: at each step one trajectory is drawn uniformly (with
@@ -239,8 +294,20 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 	if len(trajs) == 0 {
 		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
 	}
-	if cfg.Iterations < 0 || !(cfg.Clip > 0) || !(cfg.Sigma >= 0) || cfg.Step == nil || cfg.Src == nil {
-		return nil, fmt.Errorf("policyeval: GPOPE needs iterations ≥ 0, clip > 0, sigma ≥ 0, a step size and a Src (got %d, %v, %v)", cfg.Iterations, cfg.Clip, cfg.Sigma)
+	switch {
+	case cfg.Iterations < 0:
+		return nil, fmt.Errorf("policyeval: GPOPE Iterations = %d is outside the allowed range [0, ∞)", cfg.Iterations)
+	case !(cfg.Gamma >= 0 && cfg.Gamma <= 1):
+		return nil, fmt.Errorf("policyeval: GPOPE Gamma = %v is outside the allowed range [0, 1]", cfg.Gamma)
+	case !(cfg.Clip > 0) || math.IsInf(cfg.Clip, 1):
+		return nil, fmt.Errorf("policyeval: GPOPE Clip = %v is outside the allowed range (0, ∞)", cfg.Clip)
+	case !(cfg.Sigma >= 0) || math.IsInf(cfg.Sigma, 1):
+		return nil, fmt.Errorf("policyeval: GPOPE Sigma = %v is outside the allowed range [0, ∞)", cfg.Sigma)
+	case cfg.Step == nil || cfg.Src == nil:
+		return nil, fmt.Errorf("policyeval: GPOPE needs a Step size and a Src")
+	}
+	if d := len(trajs[0].Phi[0]); d == 0 {
+		return nil, fmt.Errorf("policyeval: GPOPE features have dimension 0")
 	}
 	rng := rand.New(cfg.Src)
 	d := len(trajs[0].Phi[0])
@@ -248,25 +315,11 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 	g := make([]float64, 2*d)
 	for t := range cfg.Iterations {
 		tr := trajs[rng.IntN(len(trajs))]
-		H := float64(len(tr.R))
-		clear(g)
-		gt, gw := g[:d], g[d:]
-		for k := range tr.R {
-			phi, next := tr.Phi[k], tr.Phi[k+1]
-			rho := tr.Rho[k]
-			// (φ − γφ′)ᵀθ, φᵀw
-			var dt, pw float64
-			for i, p := range phi {
-				dt += (p - cfg.Gamma*next[i]) * theta[i]
-				pw += p * w[i]
-			}
-			for i, p := range phi {
-				// −Âᵀw = −(1/H) Σ ρ (φ − γφ′)(φᵀw)
-				gt[i] -= rho * (p - cfg.Gamma*next[i]) * pw / H
-				// Âθ − b̂ + Ĉw = (1/H) Σ [ρ φ (φ − γφ′)ᵀθ − ρ r φ + φ φᵀw]
-				gw[i] += (rho*p*dt - rho*tr.R[k]*p + p*pw) / H
-			}
+		Gradient(g, tr, cfg.Gamma, theta, w)
+		if cfg.Trace != nil {
+			cfg.Trace(t, floats.Norm(g, 2))
 		}
+		gt, gw := g[:d], g[d:]
 		mechanisms.ClipToNorm(g, cfg.Clip)
 		a := cfg.Step(t)
 		for i := range d {

@@ -1,0 +1,669 @@
+package policyeval
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"dprl/dprl"
+	"dprl/envs"
+	"dprl/mechanisms"
+)
+
+// XieDomain is one of Xie et al.'s evaluation problems, ready for trials: how to draw n behaviour
+// trajectories, their features, the population moments of the MSPBE, GPOPE's clip bound and, where the paper
+// runs it, DP-LSW's public problem.
+type XieDomain struct {
+	Name      string
+	Gamma     float64
+	OffPolicy bool
+	// RewardScale multiplies every reward as it is drawn: a public constant (1 − γ on Mountain Car, so that
+	// every return lies in [−1, 0]).
+	RewardScale float64
+	// True holds the population moments: exact on the chain, estimated from an independent sample of
+	// MomentTransitions transitions elsewhere.
+	True              *Moments
+	MomentTransitions int
+	// Clip is GPOPE's C: the largest per-trajectory gradient norm seen on a public sample (200 fresh
+	// trajectories; HIV: the moments sample) at θ = w = 0 and at
+	// the sample's LSTD solution, rounded up to two significant digits, so that (as the paper assumes)
+	// gradients near the path of a non-private run are not clipped.
+	Clip float64
+	// MeanReward is the evaluated policy's average reward per step (after scaling); HIV's relative MSPBE is
+	// MSPBE / MeanReward².
+	MeanReward float64
+	// LSW is DP-LSW's (and DP-LSL's) public problem over LSWStates first-visit states, nil where the paper
+	// does not run output perturbation.
+	LSW       *Problem
+	LSWStates int
+	LSWState  func(obs []float64) int
+	lswTheta  func(theta []float64) []float64 // LSW weights → the domain's feature weights
+
+	draw   func(n int, src rand.Source) ([]envs.Trajectory, error)
+	feats  func() envs.Features
+	target envs.Policy
+}
+
+// Draw returns n behaviour trajectories (rewards scaled) and their feature view.
+func (d *XieDomain) Draw(n int, src rand.Source) ([]envs.Trajectory, []FeatureTrajectory, error) {
+	if n < 1 {
+		return nil, nil, fmt.Errorf("policyeval: n = %d trajectories is outside the allowed range [1, ∞)", n)
+	}
+	tr, err := d.draw(n, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	ft, err := Featurize(tr, d.feats(), d.target)
+	return tr, ft, err
+}
+
+// Dim is the number of features.
+func (d *XieDomain) Dim() int { return d.feats().Dim() }
+
+// collectScaled collects n trajectories with newEnv and pol on up to GOMAXPROCS goroutines (deterministic:
+// chunk k uses its own stream) and multiplies the rewards by scale.
+func collectScaled(newEnv func() envs.Env, pol envs.Policy, n int, scale float64, src rand.Source) ([]envs.Trajectory, error) {
+	const chunk = 100
+	chunks := (n + chunk - 1) / chunk
+	parts, err := dprl.Trials(chunks, 0, rand.New(src).Uint64(), nil, func(k int, s rand.Source) ([]envs.Trajectory, error) {
+		return envs.Collect(newEnv(), pol, min(chunk, n-k*chunk), s, 0)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Concat(parts...)
+	if scale != 1 {
+		for i := range out {
+			for k := range out[i].Steps {
+				out[i].Steps[k].Reward *= scale
+			}
+		}
+	}
+	return out, nil
+}
+
+// clipBound is XieDomain.Clip's rule on a public sample.
+func clipBound(ft []FeatureTrajectory, gamma float64) (float64, error) {
+	theta, err := LSTD(ft, gamma, 1e-6)
+	if err != nil {
+		return 0, err
+	}
+	d := len(theta)
+	zero := make([]float64, d)
+	g := make([]float64, 2*d)
+	c := 0.0
+	for _, tr := range ft {
+		for _, th := range [][]float64{zero, theta} {
+			Gradient(g, tr, gamma, th, zero)
+			c = math.Max(c, floats.Norm(g, 2))
+		}
+	}
+	if !(c > 0) || math.IsInf(c, 0) {
+		return 0, fmt.Errorf("policyeval: public gradient norms give no usable clip bound (%v)", c)
+	}
+	p := math.Pow(10, math.Floor(math.Log10(c))-1)
+	return math.Ceil(c/p) * p, nil
+}
+
+// XieChain is the chain of Xie et al.'s Fig. 1, in Balle et al.'s configuration (ALGORITHMS.md §1.6: 40
+// states, stay or advance with probability ½, reward 1 on reaching the absorbing state, γ = 0.99, start
+// uniform, 200-step limit), with tabular features and exact moments; DP-LSW and DP-LSL use Balle's 39-state
+// problem with the chain's tight public return bound F = 1.
+func XieChain() (*XieDomain, error) {
+	setup, err := NewBalleSetup()
+	if err != nil {
+		return nil, err
+	}
+	phi := mat.NewDense(40, 40, nil)
+	for i := range 40 {
+		phi.Set(i, i, 1)
+	}
+	mo, err := ModelMoments(envs.NewChain(envs.BalleChainParams()).Model(), setup.Policy.P, phi, setup.Gamma)
+	if err != nil {
+		return nil, err
+	}
+	d := &XieDomain{
+		Name: "chain", Gamma: setup.Gamma, RewardScale: 1, True: mo,
+		LSW: setup.Problem(1, 1), LSWStates: setup.States,
+		LSWState: func(o []float64) int { return int(o[0]) },
+		lswTheta: func(th []float64) []float64 { return append(slices.Clone(th), 0) }, // V(absorbing) = 0
+		draw: func(n int, src rand.Source) ([]envs.Trajectory, error) {
+			env, _ := envs.Make("chain")
+			return envs.Collect(env, setup.Policy, n, src, 0)
+		},
+		feats: func() envs.Features { return envs.TabularFeatures{N: 40} },
+	}
+	return d, d.finish(nil, rand.NewPCG(2019, 1))
+}
+
+// finish sets the clip bound and (if unset) the evaluated policy's mean reward from a public sample: pub, or
+// 200 fresh draws if nil.
+func (d *XieDomain) finish(pub []FeatureTrajectory, src rand.Source) error {
+	var err error
+	if pub == nil {
+		if _, pub, err = d.Draw(200, src); err != nil {
+			return err
+		}
+	}
+	if d.Clip, err = clipBound(pub, d.Gamma); err != nil {
+		return err
+	}
+	if d.MeanReward == 0 {
+		var sum float64
+		var n int
+		for _, tr := range pub {
+			for k, r := range tr.R {
+				sum += tr.Rho[k] * r
+				n++
+			}
+		}
+		d.MeanReward = sum / float64(n)
+	}
+	return nil
+}
+
+// XieMountainCar is Mountain Car with the order-5 Fourier basis (36 features), γ = 0.99 and rewards scaled
+// by 1 − γ. On-policy, the evaluated and behaviour policy is MountainCarEnergy (standing in for the paper's
+// Q-learning policy) and DP-LSW runs on a 10 × 10 grid of the state box with the Fourier features of each
+// cell's centre, weights the public visit frequencies and return bound F = 1. Off-policy, the behaviour is
+// that policy with probability 0.1 on each other action and the evaluated policy is uniform, as in the
+// paper. The population moments come from momentTrajs independent behaviour trajectories.
+func XieMountainCar(offPolicy bool, momentTrajs int) (*XieDomain, error) {
+	const gamma = 0.99
+	behaviour := MountainCarEnergy()
+	var target envs.Policy
+	if offPolicy {
+		behaviour = Explore(behaviour, 0.1)
+		target = envs.Uniform{N: 3}
+	}
+	four := envs.MountainCarFourier(5)
+	newEnv := func() envs.Env { e, _ := envs.Make("mountaincar"); return e }
+	d := &XieDomain{
+		Name: "mountaincar", Gamma: gamma, OffPolicy: offPolicy, RewardScale: 1 - gamma,
+		draw: func(n int, src rand.Source) ([]envs.Trajectory, error) {
+			return collectScaled(newEnv, behaviour, n, 1-gamma, src)
+		},
+		feats:  func() envs.Features { return four.Clone() },
+		target: target,
+	}
+	if offPolicy {
+		d.Name = "mountaincar-off"
+	}
+	rng := rand.New(rand.NewPCG(2019, 2))
+	raw, ft, err := d.Draw(momentTrajs, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	if err != nil {
+		return nil, err
+	}
+	if d.True, err = SampleMoments(ft, gamma); err != nil {
+		return nil, err
+	}
+	for _, tr := range ft {
+		d.MomentTransitions += len(tr.R)
+	}
+	if !offPolicy {
+		const cells = 10
+		box := newEnv().ObservationSpace()
+		cell := func(o []float64) int {
+			idx := 0
+			for i := range 2 {
+				k := int(float64(cells) * (o[i] - box.Low[i]) / (box.High[i] - box.Low[i]))
+				idx = idx*cells + min(max(k, 0), cells-1)
+			}
+			return idx
+		}
+		phi := mat.NewDense(cells*cells, four.Dim(), nil)
+		f := four.Clone()
+		for c := range cells * cells {
+			centre := []float64{
+				box.Low[0] + (float64(c/cells)+0.5)*(box.High[0]-box.Low[0])/cells,
+				box.Low[1] + (float64(c%cells)+0.5)*(box.High[1]-box.Low[1])/cells,
+			}
+			f.Into(phi.RawRowView(c), centre)
+		}
+		rho := make([]float64, cells*cells)
+		for _, tr := range raw {
+			for _, st := range tr.Steps {
+				rho[cell(st.Obs)]++
+			}
+		}
+		floats.Scale(1/floats.Sum(rho), rho)
+		d.LSW = &Problem{Phi: phi, Rho: rho, FMax: 1, FRange: 1}
+		d.LSWStates, d.LSWState = cells*cells, cell
+		d.lswTheta = slices.Clone[[]float64]
+	}
+	return d, d.finish(nil, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+}
+
+// XieHIV is the HIV simulator off-policy (5 days per step, 200 steps, γ = 0.98, rewards divided by 1e8 as in
+// the gym port): the evaluated policy is HIVThreshold (standing in for the paper's Q-learning policy), the
+// behaviour gives each other action probability 0.1 (standing in for the paper's softmax of the optimal Q);
+// features are the order-1 Fourier basis (64 features) of the log10 state min–max normalised over the
+// moments sample. Simulating is slow (about 10 ms per trajectory), so trials draw without replacement from
+// a pool of poolSize trajectories collected once.
+func XieHIV(poolSize, momentTrajs int) (*XieDomain, error) {
+	const gamma = 0.98
+	behaviour, target := Explore(HIVThreshold(), 0.1), HIVThreshold()
+	newEnv := func() envs.Env {
+		return &envs.TimeLimit{Env: envs.NewHIV(envs.HIVParams{Scaled: true}), MaxSteps: 200}
+	}
+	rng := rand.New(rand.NewPCG(2019, 3))
+	moments, err := collectScaled(newEnv, behaviour, momentTrajs, 1, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	if err != nil {
+		return nil, err
+	}
+	low, high := slices.Clone(moments[0].Steps[0].Obs), slices.Clone(moments[0].Steps[0].Obs)
+	for _, tr := range moments {
+		for _, st := range tr.Steps {
+			for i, v := range st.Obs {
+				low[i], high[i] = math.Min(low[i], v), math.Max(high[i], v)
+			}
+		}
+	}
+	for i := range low {
+		w := 0.05*(high[i]-low[i]) + 1e-3
+		low[i], high[i] = low[i]-w, high[i]+w
+	}
+	four, err := envs.NewFourier(1, low, high)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := collectScaled(newEnv, behaviour, poolSize, 1, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	if err != nil {
+		return nil, err
+	}
+	d := &XieDomain{
+		Name: "hiv", Gamma: gamma, OffPolicy: true, RewardScale: 1,
+		draw: func(n int, src rand.Source) ([]envs.Trajectory, error) {
+			if n > len(pool) {
+				return nil, fmt.Errorf("policyeval: n = %d trajectories is outside the allowed range [1, %d] (the HIV pool)", n, len(pool))
+			}
+			idx := rand.New(src).Perm(len(pool))[:n]
+			out := make([]envs.Trajectory, n)
+			for i, j := range idx {
+				out[i] = pool[j]
+			}
+			return out, nil
+		},
+		feats:  func() envs.Features { return four.Clone() },
+		target: target,
+	}
+	ft, err := Featurize(moments, four.Clone(), target)
+	if err != nil {
+		return nil, err
+	}
+	if d.True, err = SampleMoments(ft, gamma); err != nil {
+		return nil, err
+	}
+	for _, tr := range ft {
+		d.MomentTransitions += len(tr.R)
+	}
+	// The evaluated policy is deterministic and so is the simulator: one episode gives its mean reward.
+	run, err := envs.Collect(newEnv(), target, 1, rand.NewPCG(1, 1), 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range run[0].Steps {
+		d.MeanReward += st.Reward / float64(len(run[0].Steps))
+	}
+	return d, d.finish(ft, nil) // the moments sample is public and independent of the pool
+}
+
+// Method names of the rows XieExperiment returns.
+const (
+	MethodGPOPE       = "GPOPE (tuned step)"
+	MethodGPOPE10x    = "GPOPE (10× step)"
+	MethodGPOPETenth  = "GPOPE (0.1× step)"
+	MethodLSTD        = "LSTD (non-private)"
+	MethodWISLSTD     = "WIS-LSTD (non-private)"
+	MethodDPLSW       = "DP-LSW (V1)"
+	MethodDPLSLPaper  = "DP-LSL (V2, paper bound)"
+	MethodDPLSLSafe   = "DP-LSL (V2, safe bound)"
+	MethodZero        = "θ = 0"
+	MethodGPOPEAtStep = "GPOPE"
+	MethodGTD2AtStep  = "GTD2 (σ = 0, same clip and T)"
+)
+
+// XieConfig configures XieExperiment and XieStepSweep.
+type XieConfig struct {
+	N        []int     // dataset sizes (trajectories)
+	Epsilons []float64 // privacy levels
+	Delta    float64   // GPOPE's δ
+	Trials   int
+	Seed     uint64
+	// Steps is the step-size grid searched on public data; TuneRuns public samples (each of size n) are
+	// averaged per grid point, scored by the MSPBE under each sample's own moments.
+	Steps    []float64
+	TuneRuns int
+	// IterationsPerTrajectory sets T = max(1, round(IterationsPerTrajectory·n)) (0: 1, one expected pass).
+	IterationsPerTrajectory float64
+	Accounting              GPOPEAccounting
+	Orders                  []float64 // RDP orders (nil: the integers 2…256 of the spec's worked example)
+	// LSWDelta is DP-LSW's and DP-LSL's δ (Balle et al.'s 0.1); LSLC sets DP-LSL's λ schedule constant.
+	LSWDelta, LSLC float64
+	Workers        int
+}
+
+func (c *XieConfig) check() error {
+	if len(c.N) == 0 || len(c.Epsilons) == 0 || len(c.Steps) == 0 {
+		return fmt.Errorf("policyeval: XieConfig needs dataset sizes N, Epsilons and a step grid Steps")
+	}
+	for _, e := range c.Epsilons {
+		if !(e > 0) || math.IsInf(e, 0) {
+			return fmt.Errorf("policyeval: epsilon = %v is outside the allowed range (0, ∞)", e)
+		}
+	}
+	if !(c.Delta > 0 && c.Delta < 1) {
+		return fmt.Errorf("policyeval: Delta = %v is outside the allowed range (0, 1)", c.Delta)
+	}
+	if c.Trials < 1 {
+		return fmt.Errorf("policyeval: Trials = %d is outside the allowed range [1, ∞)", c.Trials)
+	}
+	if c.TuneRuns == 0 {
+		c.TuneRuns = 3
+	}
+	if c.IterationsPerTrajectory == 0 {
+		c.IterationsPerTrajectory = 1
+	}
+	if c.Orders == nil {
+		c.Orders = mechanisms.IntegerOrders(2, 256)
+	}
+	return nil
+}
+
+// Iterations is T for n trajectories.
+func (c *XieConfig) Iterations(n int) int {
+	return max(1, int(math.Round(c.IterationsPerTrajectory*float64(n))))
+}
+
+// XieRow is one estimate: its method, dataset size, ε (0 for non-private ones), trial, the GPOPE step, noise
+// σ and share of clipped steps, and the MSPBE under the domain's population moments.
+type XieRow struct {
+	Method       string
+	N            int
+	Epsilon      float64
+	Trial        int
+	Step, Sigma  float64
+	ClippedShare float64
+	MSPBE        float64
+}
+
+// XieTuning is the public step-size search at one (n, ε): the grid's mean public MSPBE and the step chosen.
+type XieTuning struct {
+	N       int
+	Epsilon float64
+	Sigma   float64
+	Steps   []float64
+	MSPBE   []float64 // +Inf where GPOPE diverged
+	Best    float64
+}
+
+// runGPOPE runs GPOPE and returns θ and the share of steps whose gradient was clipped (θ = nil if it
+// diverged).
+func runGPOPE(ft []FeatureTrajectory, gamma float64, T int, step, clip, sigma float64, src rand.Source) ([]float64, float64, error) {
+	clipped := 0
+	th, err := GPOPE(ft, GPOPEConfig{Gamma: gamma, Iterations: T, Step: Constant(step), Clip: clip, Sigma: sigma, Src: src,
+		Trace: func(_ int, g float64) {
+			if g > clip {
+				clipped++
+			}
+		}})
+	return th, float64(clipped) / float64(T), err
+}
+
+// XieSigmas calibrates GPOPE's σ for every (n, ε) of the configuration (keys [n index][ε index]).
+func XieSigmas(d *XieDomain, cfg XieConfig) ([][]float64, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	out := make([][]float64, len(cfg.N))
+	for i, n := range cfg.N {
+		out[i] = make([]float64, len(cfg.Epsilons))
+		for j, eps := range cfg.Epsilons {
+			s, err := GPOPESigma(cfg.Accounting, n, cfg.Iterations(n), eps, cfg.Delta, d.Clip, cfg.Orders)
+			if err != nil {
+				return nil, fmt.Errorf("policyeval: n = %d, T = %d, ε = %v: %w", n, cfg.Iterations(n), eps, err)
+			}
+			out[i][j] = s
+		}
+	}
+	return out, nil
+}
+
+// XieTune searches the step grid on public data for every (n, ε): each of TuneRuns public samples of size n
+// (drawn from streams independent of the trials') runs GPOPE with the calibrated σ at every grid step.
+func XieTune(d *XieDomain, cfg XieConfig, progress dprl.Progress) ([]XieTuning, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	sigmas, err := XieSigmas(d, cfg)
+	if err != nil {
+		return nil, err
+	}
+	type job struct{ n, run int }
+	var jobs []job
+	for i := range cfg.N {
+		for r := range cfg.TuneRuns {
+			jobs = append(jobs, job{i, r})
+		}
+	}
+	// scores[job][ε][step]
+	scores, err := dprl.Trials(len(jobs), cfg.Workers, cfg.Seed^0x7475_6e65, progress, func(k int, src rand.Source) ([][]float64, error) {
+		j := jobs[k]
+		n := cfg.N[j.n]
+		rng := rand.New(src)
+		_, pub, err := d.Draw(n, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+		if err != nil {
+			return nil, err
+		}
+		mo, err := SampleMoments(pub, d.Gamma)
+		if err != nil {
+			return nil, err
+		}
+		out := make([][]float64, len(cfg.Epsilons))
+		for e := range cfg.Epsilons {
+			out[e] = make([]float64, len(cfg.Steps))
+			for s, a := range cfg.Steps {
+				th, _, err := runGPOPE(pub, d.Gamma, cfg.Iterations(n), a, d.Clip, sigmas[j.n][e], rand.NewPCG(rng.Uint64(), rng.Uint64()))
+				if err != nil {
+					out[e][s] = math.Inf(1)
+					continue
+				}
+				out[e][s] = mo.MSPBE(th)
+			}
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var res []XieTuning
+	for i, n := range cfg.N {
+		for e, eps := range cfg.Epsilons {
+			t := XieTuning{N: n, Epsilon: eps, Sigma: sigmas[i][e], Steps: cfg.Steps, MSPBE: make([]float64, len(cfg.Steps))}
+			for k, j := range jobs {
+				if j.n == i {
+					floats.Add(t.MSPBE, scores[k][e])
+				}
+			}
+			best := math.Inf(1)
+			for s := range t.MSPBE {
+				t.MSPBE[s] /= float64(cfg.TuneRuns)
+				if t.MSPBE[s] < best {
+					best, t.Best = t.MSPBE[s], cfg.Steps[s]
+				}
+			}
+			if math.IsInf(best, 1) {
+				return nil, fmt.Errorf("policyeval: n = %d, ε = %v: GPOPE diverged at every step of the grid", n, eps)
+			}
+			res = append(res, t)
+		}
+	}
+	return res, nil
+}
+
+// XieExperiment runs the trials of Xie et al.'s "MSPBE vs n" figures on a domain: for each trial and n, a
+// fresh private sample; GPOPE at the tuned step and at 10× and 0.1× of it for every ε; the non-private
+// LSTD (on-policy) or WIS-LSTD (off-policy); DP-LSW and DP-LSL (paper and safe bounds) where the domain has
+// an LSW problem; and θ = 0 as the trivial reference. Each trial's stream is fixed by (Seed, trial).
+func XieExperiment(d *XieDomain, cfg XieConfig, tuning []XieTuning, progress dprl.Progress) ([]XieRow, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	best := map[[2]float64]XieTuning{}
+	for _, t := range tuning {
+		best[[2]float64{float64(t.N), t.Epsilon}] = t
+	}
+	zero := d.True.MSPBE(make([]float64, d.Dim()))
+	res, err := dprl.Trials(cfg.Trials, cfg.Workers, cfg.Seed, progress, func(trial int, src rand.Source) ([]XieRow, error) {
+		rng := rand.New(src)
+		var rows []XieRow
+		add := func(method string, n int, eps, step, sigma, clipped float64, theta []float64) {
+			v := math.Inf(1) // diverged
+			if theta != nil {
+				v = d.True.MSPBE(theta)
+			}
+			rows = append(rows, XieRow{method, n, eps, trial, step, sigma, clipped, v})
+		}
+		for _, n := range cfg.N {
+			raw, ft, err := d.Draw(n, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, XieRow{Method: MethodZero, N: n, Trial: trial, MSPBE: zero})
+			if d.OffPolicy {
+				th, err := WISLSTD(ft, d.Gamma, 1e-6)
+				if err != nil {
+					return nil, err
+				}
+				add(MethodWISLSTD, n, 0, 0, 0, 0, th)
+			} else {
+				th, err := LSTD(ft, d.Gamma, 1e-6)
+				if err != nil {
+					return nil, err
+				}
+				add(MethodLSTD, n, 0, 0, 0, 0, th)
+			}
+			var sig *Signature
+			if d.LSW != nil {
+				obsDim := len(raw[0].Steps[0].Obs)
+				sig, err = NewSignature(&envs.Dataset{ObsDim: obsDim, NumActions: 1, Trajectories: raw}, d.LSWStates, d.Gamma, d.LSWState)
+				if err != nil {
+					return nil, err
+				}
+			}
+			for _, eps := range cfg.Epsilons {
+				tu, ok := best[[2]float64{float64(n), eps}]
+				if !ok {
+					return nil, fmt.Errorf("policyeval: no step-size tuning for n = %d, ε = %v", n, eps)
+				}
+				for _, v := range []struct {
+					name string
+					mult float64
+				}{{MethodGPOPE, 1}, {MethodGPOPE10x, 10}, {MethodGPOPETenth, 0.1}} {
+					step := v.mult * tu.Best
+					th, clipped, _ := runGPOPE(ft, d.Gamma, cfg.Iterations(n), step, d.Clip, tu.Sigma, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+					add(v.name, n, eps, step, tu.Sigma, clipped, th)
+				}
+				if d.LSW == nil {
+					continue
+				}
+				priv := PrivacyParams{Epsilon: eps, Delta: cfg.LSWDelta}
+				r, err := DPLSW(d.LSW, sig, priv, false, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+				if err != nil {
+					return nil, err
+				}
+				add(MethodDPLSW, n, eps, 0, r.Sigma, 0, d.lswTheta(r.Theta))
+				if d.Name != "chain" {
+					continue // DP-LSL's analysis needs finitely many states (the paper runs it on the chain only)
+				}
+				lambda, err := LambdaSchedule(d.LSW, cfg.LSLC, n)
+				if err != nil {
+					return nil, err
+				}
+				for _, b := range []struct {
+					name  string
+					bound LSLBound
+				}{{MethodDPLSLPaper, LSLPaper}, {MethodDPLSLSafe, LSLSafe}} {
+					r, err := DPLSL(d.LSW, sig, lambda, priv, b.bound, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+					if err != nil {
+						return nil, err
+					}
+					add(b.name, n, eps, 0, r.Sigma, 0, d.lswTheta(r.Theta))
+				}
+			}
+		}
+		return rows, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat(res...), nil
+}
+
+// XieStepSweep runs GPOPE at every step of cfg.Steps on each trial's fresh private sample of size n at
+// privacy ε (the step-size robustness panels): rows with Method MethodGPOPEAtStep, and the same runs without
+// noise (MethodGTD2AtStep, recorded at the same ε so XieCurve finds them) to separate the noise's cost from
+// the optimisation's.
+func XieStepSweep(d *XieDomain, cfg XieConfig, n int, eps float64, progress dprl.Progress) ([]XieRow, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	T := cfg.Iterations(n)
+	sigma, err := GPOPESigma(cfg.Accounting, n, T, eps, cfg.Delta, d.Clip, cfg.Orders)
+	if err != nil {
+		return nil, err
+	}
+	res, err := dprl.Trials(cfg.Trials, cfg.Workers, cfg.Seed^0x7377_6565, progress, func(trial int, src rand.Source) ([]XieRow, error) {
+		rng := rand.New(src)
+		_, ft, err := d.Draw(n, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+		if err != nil {
+			return nil, err
+		}
+		var rows []XieRow
+		for _, a := range cfg.Steps {
+			for _, v := range []struct {
+				name  string
+				sigma float64
+			}{{MethodGPOPEAtStep, sigma}, {MethodGTD2AtStep, 0}} {
+				th, clipped, _ := runGPOPE(ft, d.Gamma, T, a, d.Clip, v.sigma, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+				mspbe := math.Inf(1)
+				if th != nil {
+					mspbe = d.True.MSPBE(th)
+				}
+				rows = append(rows, XieRow{v.name, n, eps, trial, a, v.sigma, clipped, mspbe})
+			}
+		}
+		return rows, nil
+	})
+	return slices.Concat(res...), err
+}
+
+// XieCurve gathers the MSPBE of one method at ε (any ε for non-private methods, which record 0) as
+// [trial][x] over the x values, x(row) picking the abscissa (N or Step); missing or diverged entries are NaN
+// (figure.MeanStd skips them).
+func XieCurve(rows []XieRow, method string, eps float64, xs []float64, x func(XieRow) float64) [][]float64 {
+	trials := 0
+	for _, r := range rows {
+		trials = max(trials, r.Trial+1)
+	}
+	out := make([][]float64, trials)
+	for t := range out {
+		out[t] = make([]float64, len(xs))
+		for i := range out[t] {
+			out[t][i] = math.NaN()
+		}
+	}
+	for _, r := range rows {
+		if r.Method != method || (r.Epsilon != 0 && r.Epsilon != eps) {
+			continue
+		}
+		if i := slices.Index(xs, x(r)); i >= 0 && !math.IsInf(r.MSPBE, 0) {
+			out[r.Trial][i] = r.MSPBE
+		}
+	}
+	return out
+}

@@ -1,0 +1,254 @@
+package policyeval
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/floats"
+
+	"dprl/envs"
+)
+
+// TestSaddlePoint: the GTD2 objective's inner maximum is ½ MSPBE, attained at w*(θ), and perturbing w
+// lowers it.
+func TestSaddlePoint(t *testing.T) {
+	d, err := XieChain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ft, err := d.Draw(300, rand.NewPCG(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mo, _ := SampleMoments(ft, d.Gamma)
+	// Regularise C's unvisited diagonal (the absorbing state) so that w* exists.
+	for i := range 40 {
+		if mo.C.At(i, i) == 0 {
+			mo.C.Set(i, i, 1)
+		}
+	}
+	rng := rand.New(rand.NewPCG(2, 2))
+	theta := make([]float64, 40)
+	for i := range theta {
+		theta[i] = rng.NormFloat64()
+	}
+	w, err := mo.DualOptimum(theta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := mo.Lagrangian(theta, w)
+	if half := mo.MSPBE(theta) / 2; math.Abs(top-half) > 1e-9*half {
+		t.Fatalf("max_w L = %g, ½ MSPBE = %g", top, half)
+	}
+	for range 20 {
+		w2 := append([]float64(nil), w...)
+		w2[rng.IntN(40)] += 0.1 * rng.NormFloat64()
+		if mo.Lagrangian(theta, w2) > top {
+			t.Fatal("a perturbed w beats w*")
+		}
+	}
+}
+
+// TestGradientIsTheSaddleGradient: a trajectory's stacked gradient is [∇_θ L̂; −∇_w L̂] for the Lagrangian of
+// that trajectory's own moments, checked by central differences.
+func TestGradientIsTheSaddleGradient(t *testing.T) {
+	d, err := XieMountainCar(true, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ft, _ := d.Draw(3, rand.NewPCG(3, 3))
+	mo, _ := SampleMoments(ft[:1], d.Gamma)
+	dim := d.Dim()
+	rng := rand.New(rand.NewPCG(4, 4))
+	theta, w := make([]float64, dim), make([]float64, dim)
+	for i := range dim {
+		theta[i], w[i] = rng.NormFloat64(), rng.NormFloat64()
+	}
+	g := make([]float64, 2*dim)
+	Gradient(g, ft[0], d.Gamma, theta, w)
+	const h = 1e-6
+	for i := range dim {
+		for k, x := range [][]float64{theta, w} {
+			old := x[i]
+			x[i] = old + h
+			up := mo.Lagrangian(theta, w)
+			x[i] = old - h
+			down := mo.Lagrangian(theta, w)
+			x[i] = old
+			num := (up - down) / (2 * h)
+			if k == 1 {
+				num = -num
+			}
+			if got := g[k*dim+i]; math.Abs(got-num) > 1e-6*(1+math.Abs(num)) {
+				t.Fatalf("coordinate %d of block %d: gradient %g, finite difference %g", i, k, got, num)
+			}
+		}
+	}
+}
+
+func smallConfig() XieConfig {
+	return XieConfig{N: []int{500, 1000}, Epsilons: []float64{1}, Delta: 1e-5, Trials: 3, Seed: 7,
+		Steps: []float64{1e-3, 1e-2, 0.1}, TuneRuns: 2, LSWDelta: 0.1, LSLC: 100}
+}
+
+// TestXieExperimentChain: the rows cover every method, n and trial; the public clip bound holds on the public
+// sample; non-private LSTD beats the trivial θ = 0 by orders of magnitude; DP-LSW's noise matches its own
+// release; and the results are the same bit for bit with one worker or two.
+func TestXieExperimentChain(t *testing.T) {
+	d, err := XieChain()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := smallConfig()
+	tu, err := XieTune(d, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tu) != 2 || tu[0].N != 500 || len(tu[0].MSPBE) != 3 || !(tu[0].Sigma > 0) {
+		t.Fatalf("tuning %+v", tu)
+	}
+	for _, x := range tu {
+		if i := floats.MinIdx(x.MSPBE); cfg.Steps[i] != x.Best {
+			t.Errorf("n = %d: best step %g is not the grid's minimum %g", x.N, x.Best, cfg.Steps[i])
+		}
+	}
+	cfg.Workers = 1
+	rows, err := XieExperiment(d, cfg, tu, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Workers = 2
+	rows2, _ := XieExperiment(d, cfg, tu, nil)
+	if !reflect.DeepEqual(rows, rows2) {
+		t.Fatal("rows differ between 1 and 2 workers")
+	}
+	// per (n, trial): θ = 0, LSTD, three GPOPE runs, DP-LSW, two DP-LSL
+	if want := 2 * 3 * 8; len(rows) != want {
+		t.Fatalf("%d rows, want %d", len(rows), want)
+	}
+	ns := []float64{500, 1000}
+	byN := func(r XieRow) float64 { return float64(r.N) }
+	zero := XieCurve(rows, MethodZero, 1, ns, byN)
+	lstd := XieCurve(rows, MethodLSTD, 1, ns, byN)
+	for tr := range 3 {
+		for i := range ns {
+			if !(lstd[tr][i] < zero[tr][i]/1000) {
+				t.Errorf("trial %d n %v: LSTD %g vs θ = 0 %g", tr, ns[i], lstd[tr][i], zero[tr][i])
+			}
+		}
+	}
+	for _, r := range rows {
+		if r.Method == MethodGPOPE && (r.Sigma != tu[0].Sigma && r.Sigma != tu[1].Sigma || r.ClippedShare < 0 || r.ClippedShare > 1) {
+			t.Errorf("GPOPE row %+v", r)
+		}
+		if r.Method == MethodGPOPE10x && r.N == 500 && r.Step != 10*tu[0].Best {
+			t.Errorf("10× row has step %g, tuned %g", r.Step, tu[0].Best)
+		}
+		if r.Method == MethodDPLSW && !(r.Sigma > 0 && r.MSPBE > zero[0][0]) {
+			t.Errorf("DP-LSW row %+v", r)
+		}
+	}
+	// The clip bound covers the public sample's gradients at θ = w = 0.
+	_, pub, _ := d.Draw(200, rand.NewPCG(5, 5))
+	g := make([]float64, 80)
+	zeroVec := make([]float64, 40)
+	over := 0
+	for _, tr := range pub {
+		Gradient(g, tr, d.Gamma, zeroVec, zeroVec)
+		if floats.Norm(g, 2) > d.Clip {
+			over++
+		}
+	}
+	if over > 0 {
+		t.Errorf("%d of 200 fresh public gradients at 0 exceed C = %g", over, d.Clip)
+	}
+}
+
+// TestXieStepSweep: the noiseless runs beat the noisy ones at a small step, and a huge step diverges or
+// gets a huge MSPBE.
+func TestXieStepSweep(t *testing.T) {
+	d, _ := XieChain()
+	cfg := smallConfig()
+	cfg.Steps = []float64{0.3, 1000}
+	rows, err := XieStepSweep(d, cfg, 1000, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []float64{0.3, 1000}
+	byStep := func(r XieRow) float64 { return r.Step }
+	noisy := XieCurve(rows, MethodGPOPEAtStep, 1, steps, byStep)
+	clean := XieCurve(rows, MethodGTD2AtStep, 1, steps, byStep)
+	for tr := range 3 {
+		if !(clean[tr][0] < noisy[tr][0]) {
+			t.Errorf("trial %d: GTD2 %g, GPOPE %g at step 0.3", tr, clean[tr][0], noisy[tr][0])
+		}
+		if v := noisy[tr][1]; !math.IsNaN(v) && v < 1 {
+			t.Errorf("trial %d: step 1000 gives MSPBE %g", tr, v)
+		}
+	}
+}
+
+func TestXieConfigErrors(t *testing.T) {
+	d, _ := XieChain()
+	for _, c := range []struct {
+		mod  func(*XieConfig)
+		want string
+	}{
+		{func(c *XieConfig) { c.Epsilons = []float64{0} }, "epsilon = 0 is outside the allowed range (0, ∞)"},
+		{func(c *XieConfig) { c.Delta = 1 }, "Delta = 1 is outside the allowed range (0, 1)"},
+		{func(c *XieConfig) { c.Trials = 0 }, "Trials = 0"},
+		{func(c *XieConfig) { c.Steps = nil }, "step grid"},
+		{func(c *XieConfig) { c.N = []int{100}; c.Epsilons = []float64{0.1} }, "n = 100, T = 100, ε = 0.1"},
+	} {
+		cfg := smallConfig()
+		c.mod(&cfg)
+		_, err := XieTune(d, cfg, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want an error containing %q", err, c.want)
+		}
+	}
+	if _, _, err := d.Draw(0, rand.NewPCG(1, 1)); err == nil || !strings.Contains(err.Error(), "n = 0") {
+		t.Errorf("Draw(0): %v", err)
+	}
+	if _, err := GPOPE(nil, GPOPEConfig{}); err == nil {
+		t.Error("GPOPE on an empty dataset")
+	}
+	_, ft, _ := d.Draw(5, rand.NewPCG(1, 1))
+	if _, err := GPOPE(ft, GPOPEConfig{Gamma: 0.9, Iterations: 1, Clip: math.NaN(), Step: Constant(1), Src: rand.NewPCG(1, 1)}); err == nil || !strings.Contains(err.Error(), "Clip = NaN") {
+		t.Errorf("NaN clip: %v", err)
+	}
+}
+
+// TestXieHIV: the HIV domain's pool draws without replacement, refuses more trajectories than it holds, and
+// its off-policy moments give WIS-LSTD a far smaller MSPBE than θ = 0.
+func TestXieHIV(t *testing.T) {
+	d, err := XieHIV(30, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Dim() != 64 || !d.OffPolicy || !(d.MeanReward > 0) || d.MomentTransitions != 30*200 {
+		t.Fatalf("domain %+v", d)
+	}
+	raw, ft, err := d.Draw(30, rand.NewPCG(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[*envs.TrajStep]bool{}
+	for _, tr := range raw {
+		p := &tr.Steps[0]
+		if seen[p] {
+			t.Fatal("a pool trajectory was drawn twice")
+		}
+		seen[p] = true
+	}
+	if _, _, err := d.Draw(31, rand.NewPCG(1, 1)); err == nil || !strings.Contains(err.Error(), "[1, 30]") {
+		t.Errorf("overdraw: %v", err)
+	}
+	th, _ := WISLSTD(ft, d.Gamma, 1e-6)
+	if z := d.True.MSPBE(make([]float64, 64)); !(d.True.MSPBE(th) < z/2) {
+		t.Errorf("WIS-LSTD %g vs θ = 0 %g", d.True.MSPBE(th), z)
+	}
+}
