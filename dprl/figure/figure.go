@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,6 +21,22 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 )
+
+// LogTicks marks a log axis at powers of ten like plot.LogTicks, with labels rounded to three significant
+// digits (plot.LogTicks's shortest representation prints 1e−4 as 9.999999999999999e-05).
+type LogTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (LogTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.LogTicks{Prec: -1}.Ticks(min, max)
+	for i, t := range ticks {
+		if t.Label != "" {
+			v, _ := strconv.ParseFloat(strconv.FormatFloat(t.Value, 'g', 3, 64), 64)
+			ticks[i].Label = strconv.FormatFloat(v, 'g', -1, 64)
+		}
+	}
+	return ticks
+}
 
 // Band says what spread is drawn around a curve's mean.
 type Band int
@@ -96,10 +113,10 @@ func Curves(opt Options, series ...Series) (*plot.Plot, error) {
 	p.X.Label.Text = opt.XLabel
 	p.Y.Label.Text = opt.YLabel
 	if opt.LogX {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, LogTicks{}
 	}
 	if opt.LogY {
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, LogTicks{}
 	}
 	p.Legend.Top = !opt.LegendBottom
 	drawn := 0

@@ -120,3 +120,22 @@ func TestSmooth(t *testing.T) {
 		}
 	}
 }
+
+func TestLogTickLabels(t *testing.T) {
+	got := map[string]bool{}
+	for _, tk := range (LogTicks{}).Ticks(1e-8, 1e5) {
+		if tk.Label != "" {
+			got[tk.Label] = true
+		}
+	}
+	for _, want := range []string{"1e-08", "1e-05", "0.0001", "0.1", "1", "1000", "100000"} {
+		if !got[want] {
+			t.Errorf("no tick labelled %q (labels %v)", want, got)
+		}
+	}
+	for l := range got {
+		if len(l) > 6 {
+			t.Errorf("long tick label %q", l)
+		}
+	}
+}

@@ -43,9 +43,12 @@ type XieDomain struct {
 	LSWState  func(obs []float64) int
 	lswTheta  func(theta []float64) []float64 // LSW weights → the domain's feature weights
 
-	draw   func(n int, src rand.Source) ([]envs.Trajectory, error)
-	feats  func() envs.Features
-	target envs.Policy
+	draw func(n int, src rand.Source) ([]envs.Trajectory, error)
+	// drawPublic draws the "similar public data" the step size is tuned on (nil: draw, whose fresh
+	// simulations are independent of the private ones).
+	drawPublic func(n int, src rand.Source) ([]envs.Trajectory, error)
+	feats      func() envs.Features
+	target     envs.Policy
 }
 
 // Draw returns n behaviour trajectories (rewards scaled) and their feature view.
@@ -54,6 +57,22 @@ func (d *XieDomain) Draw(n int, src rand.Source) ([]envs.Trajectory, []FeatureTr
 		return nil, nil, fmt.Errorf("policyeval: n = %d trajectories is outside the allowed range [1, ∞)", n)
 	}
 	tr, err := d.draw(n, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	ft, err := Featurize(tr, d.feats(), d.target)
+	return tr, ft, err
+}
+
+// DrawPublic is Draw for the public tuning data: independent of every private sample.
+func (d *XieDomain) DrawPublic(n int, src rand.Source) ([]envs.Trajectory, []FeatureTrajectory, error) {
+	if d.drawPublic == nil {
+		return d.Draw(n, src)
+	}
+	if n < 1 {
+		return nil, nil, fmt.Errorf("policyeval: n = %d trajectories is outside the allowed range [1, ∞)", n)
+	}
+	tr, err := d.drawPublic(n, src)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -86,22 +105,25 @@ func collectScaled(newEnv func() envs.Env, pol envs.Policy, n int, scale float64
 	return out, nil
 }
 
+// GradientNorms returns each trajectory's stacked-gradient norm at x = [θ; w] (before clipping).
+func GradientNorms(ft []FeatureTrajectory, gamma float64, theta, w []float64) []float64 {
+	g := make([]float64, 2*len(theta))
+	out := make([]float64, len(ft))
+	for i, tr := range ft {
+		Gradient(g, tr, gamma, theta, w)
+		out[i] = floats.Norm(g, 2)
+	}
+	return out
+}
+
 // clipBound is XieDomain.Clip's rule on a public sample.
 func clipBound(ft []FeatureTrajectory, gamma float64) (float64, error) {
 	theta, err := LSTD(ft, gamma, 1e-6)
 	if err != nil {
 		return 0, err
 	}
-	d := len(theta)
-	zero := make([]float64, d)
-	g := make([]float64, 2*d)
-	c := 0.0
-	for _, tr := range ft {
-		for _, th := range [][]float64{zero, theta} {
-			Gradient(g, tr, gamma, th, zero)
-			c = math.Max(c, floats.Norm(g, 2))
-		}
-	}
+	zero := make([]float64, len(theta))
+	c := math.Max(floats.Max(GradientNorms(ft, gamma, zero, zero)), floats.Max(GradientNorms(ft, gamma, theta, zero)))
 	if !(c > 0) || math.IsInf(c, 0) {
 		return 0, fmt.Errorf("policyeval: public gradient norms give no usable clip bound (%v)", c)
 	}
@@ -243,7 +265,8 @@ func XieMountainCar(offPolicy bool, momentTrajs int) (*XieDomain, error) {
 // behaviour gives each other action probability 0.1 (standing in for the paper's softmax of the optimal Q);
 // features are the order-1 Fourier basis (64 features) of the log10 state min–max normalised over the
 // moments sample. Simulating is slow (about 10 ms per trajectory), so trials draw without replacement from
-// a pool of poolSize trajectories collected once.
+// a pool of poolSize trajectories collected once, and the public tuning samples from the (independent)
+// moments sample.
 func XieHIV(poolSize, momentTrajs int) (*XieDomain, error) {
 	const gamma = 0.98
 	behaviour, target := Explore(HIVThreshold(), 0.1), HIVThreshold()
@@ -277,19 +300,10 @@ func XieHIV(poolSize, momentTrajs int) (*XieDomain, error) {
 	}
 	d := &XieDomain{
 		Name: "hiv", Gamma: gamma, OffPolicy: true, RewardScale: 1,
-		draw: func(n int, src rand.Source) ([]envs.Trajectory, error) {
-			if n > len(pool) {
-				return nil, fmt.Errorf("policyeval: n = %d trajectories is outside the allowed range [1, %d] (the HIV pool)", n, len(pool))
-			}
-			idx := rand.New(src).Perm(len(pool))[:n]
-			out := make([]envs.Trajectory, n)
-			for i, j := range idx {
-				out[i] = pool[j]
-			}
-			return out, nil
-		},
-		feats:  func() envs.Features { return four.Clone() },
-		target: target,
+		draw:       subsample(pool, "the HIV pool"),
+		drawPublic: subsample(moments, "the HIV public sample"),
+		feats:      func() envs.Features { return four.Clone() },
+		target:     target,
 	}
 	ft, err := Featurize(moments, four.Clone(), target)
 	if err != nil {
@@ -310,6 +324,21 @@ func XieHIV(poolSize, momentTrajs int) (*XieDomain, error) {
 		d.MeanReward += st.Reward / float64(len(run[0].Steps))
 	}
 	return d, d.finish(ft, nil) // the moments sample is public and independent of the pool
+}
+
+// subsample draws n of the trajectories without replacement.
+func subsample(pool []envs.Trajectory, what string) func(n int, src rand.Source) ([]envs.Trajectory, error) {
+	return func(n int, src rand.Source) ([]envs.Trajectory, error) {
+		if n > len(pool) {
+			return nil, fmt.Errorf("policyeval: n = %d trajectories is outside the allowed range [1, %d] (%s)", n, len(pool), what)
+		}
+		idx := rand.New(src).Perm(len(pool))[:n]
+		out := make([]envs.Trajectory, n)
+		for i, j := range idx {
+			out[i] = pool[j]
+		}
+		return out, nil
+	}
 }
 
 // Method names of the rows XieExperiment returns.
@@ -455,7 +484,7 @@ func XieTune(d *XieDomain, cfg XieConfig, progress dprl.Progress) ([]XieTuning, 
 		j := jobs[k]
 		n := cfg.N[j.n]
 		rng := rand.New(src)
-		_, pub, err := d.Draw(n, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+		_, pub, err := d.DrawPublic(n, rand.NewPCG(rng.Uint64(), rng.Uint64()))
 		if err != nil {
 			return nil, err
 		}
