@@ -696,3 +696,12 @@ func XieCurve(rows []XieRow, method string, eps float64, xs []float64, x func(Xi
 	}
 	return out
 }
+
+// XieTable turns rows into a tidy table (one row per estimate) for CSV export.
+func XieTable(rows []XieRow) *dprl.Table {
+	t := &dprl.Table{Columns: []string{"method", "n", "epsilon", "trial", "step", "sigma", "clipped_share", "mspbe"}}
+	for _, r := range rows {
+		t.Add(r.Method, r.N, r.Epsilon, r.Trial, r.Step, r.Sigma, r.ClippedShare, r.MSPBE)
+	}
+	return t
+}

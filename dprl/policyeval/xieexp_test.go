@@ -252,3 +252,64 @@ func TestXieHIV(t *testing.T) {
 		t.Errorf("WIS-LSTD %g vs θ = 0 %g", d.True.MSPBE(th), z)
 	}
 }
+
+// TestGPOPENoiseMatchesSigma: one GPOPE step with α = 1 moves x by −(ḡ + z); the difference from the same
+// step without noise (same stream, so the same trajectory) is z, whose coordinates must be N(0, σ²): mean
+// within 4 standard errors of 0 and variance within 4 standard errors of σ².
+func TestGPOPENoiseMatchesSigma(t *testing.T) {
+	d, _ := XieChain()
+	_, ft, _ := d.Draw(50, rand.NewPCG(1, 1))
+	const sigma, runs = 2.5, 400
+	var sum, sumSq float64
+	k := 0
+	for i := range runs {
+		cfg := GPOPEConfig{Gamma: d.Gamma, Iterations: 1, Step: Constant(1), Clip: 1, Src: rand.NewPCG(uint64(i), 9)}
+		clean, _ := GPOPE(ft, cfg)
+		cfg.Sigma, cfg.Src = sigma, rand.NewPCG(uint64(i), 9)
+		noisy, _ := GPOPE(ft, cfg)
+		for j := range clean {
+			z := clean[j] - noisy[j]
+			sum += z
+			sumSq += z * z
+			k++
+		}
+	}
+	mean := sum / float64(k)
+	v := sumSq/float64(k) - mean*mean
+	if se := sigma / math.Sqrt(float64(k)); math.Abs(mean) > 4*se {
+		t.Errorf("noise mean %g (standard error %g)", mean, se)
+	}
+	if se := sigma * sigma * math.Sqrt(2/float64(k)); math.Abs(v-sigma*sigma) > 4*se {
+		t.Errorf("noise variance %g, want %g ± %g", v, sigma*sigma, 4*se)
+	}
+}
+
+// TestDiminishingSteps: α_t = α0/(1 + t/τ) halves at t = τ, and GTD2 with it converges on the chain (noise
+// free) below a twentieth of θ = 0's MSPBE.
+func TestDiminishingSteps(t *testing.T) {
+	s := Diminishing(0.8, 100)
+	if s(0) != 0.8 || math.Abs(s(100)-0.4) > 1e-15 {
+		t.Fatalf("α_0 = %g, α_100 = %g", s(0), s(100))
+	}
+	d, _ := XieChain()
+	_, ft, _ := d.Draw(500, rand.NewPCG(2, 2))
+	th, err := GPOPE(ft, GPOPEConfig{Gamma: d.Gamma, Iterations: 20000, Step: Diminishing(1, 5000), Clip: 1e6, Src: rand.NewPCG(3, 3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z := d.True.MSPBE(make([]float64, 40)); !(d.True.MSPBE(th) < z/20) {
+		t.Errorf("MSPBE %g vs θ = 0 %g", d.True.MSPBE(th), z)
+	}
+}
+
+func TestXieTableCSV(t *testing.T) {
+	var b strings.Builder
+	rows := []XieRow{{Method: MethodGPOPE, N: 10, Epsilon: 0.5, Trial: 1, Step: 0.01, Sigma: 2, ClippedShare: 0.25, MSPBE: 1.5e-3}}
+	if err := XieTable(rows).WriteCSV(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "method,n,epsilon,trial,step,sigma,clipped_share,mspbe\nGPOPE (tuned step),10,0.5,1,0.01,2,0.25,0.0015\n"
+	if b.String() != want {
+		t.Errorf("got %q", b.String())
+	}
+}
