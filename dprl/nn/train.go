@@ -1,0 +1,252 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Loss is a per-element regression loss: Value(pred, target) and its derivative in pred.
+type Loss interface {
+	Value(pred, target float64) float64
+	Deriv(pred, target float64) float64
+}
+
+// Squared is ½(pred − target)².
+type Squared struct{}
+
+func (Squared) Value(p, t float64) float64 { return 0.5 * (p - t) * (p - t) }
+func (Squared) Deriv(p, t float64) float64 { return p - t }
+
+// Huber is PyTorch's smooth L1 / Huber loss with threshold Delta (0 means 1): ½x² for |x| ≤ Δ, Δ(|x| − ½Δ)
+// beyond.
+type Huber struct{ Delta float64 }
+
+func (h Huber) delta() float64 {
+	if h.Delta == 0 {
+		return 1
+	}
+	return h.Delta
+}
+
+func (h Huber) Value(p, t float64) float64 {
+	x, d := math.Abs(p-t), h.delta()
+	if x <= d {
+		return 0.5 * x * x
+	}
+	return d * (x - 0.5*d)
+}
+
+func (h Huber) Deriv(p, t float64) float64 {
+	x, d := p-t, h.delta()
+	return math.Max(-d, math.Min(d, x))
+}
+
+// Optimizer updates a network from a gradient (already averaged over the batch).
+type Optimizer interface {
+	Step(m *MLP, g *Grads)
+}
+
+// SGD is θ ← θ − LR·g.
+type SGD struct{ LR float64 }
+
+func (o *SGD) Step(m *MLP, g *Grads) {
+	for l := range m.W {
+		axpy(-o.LR, g.W[l], m.W[l])
+		axpy(-o.LR, g.B[l], m.B[l])
+	}
+}
+
+func axpy(a float64, x, y []float64) {
+	for i, v := range x {
+		y[i] += a * v
+	}
+}
+
+// RMSprop is PyTorch's RMSprop without momentum: v ← αv + (1 − α)g², θ ← θ − LR·g/(√v + Eps). Zero fields
+// take PyTorch's defaults (LR 0.01, Alpha 0.99, Eps 1e−8).
+type RMSprop struct {
+	LR, Alpha, Eps float64
+	v              *Grads
+}
+
+func (o *RMSprop) Step(m *MLP, g *Grads) {
+	if o.LR == 0 {
+		o.LR = 0.01
+	}
+	if o.Alpha == 0 {
+		o.Alpha = 0.99
+	}
+	if o.Eps == 0 {
+		o.Eps = 1e-8
+	}
+	if o.v == nil {
+		o.v = NewGrads(m)
+	}
+	upd := func(p, gr, v []float64) {
+		for i, x := range gr {
+			v[i] = o.Alpha*v[i] + (1-o.Alpha)*x*x
+			p[i] -= o.LR * x / (math.Sqrt(v[i]) + o.Eps)
+		}
+	}
+	for l := range m.W {
+		upd(m.W[l], g.W[l], o.v.W[l])
+		upd(m.B[l], g.B[l], o.v.B[l])
+	}
+}
+
+// Adam is Kingma & Ba's optimiser with bias correction; zero fields take the defaults LR 1e−3, Beta1 0.9,
+// Beta2 0.999, Eps 1e−8.
+type Adam struct {
+	LR, Beta1, Beta2, Eps float64
+	m, v                  *Grads
+	t                     int
+}
+
+func (o *Adam) Step(net *MLP, g *Grads) {
+	if o.LR == 0 {
+		o.LR = 1e-3
+	}
+	if o.Beta1 == 0 {
+		o.Beta1 = 0.9
+	}
+	if o.Beta2 == 0 {
+		o.Beta2 = 0.999
+	}
+	if o.Eps == 0 {
+		o.Eps = 1e-8
+	}
+	if o.m == nil {
+		o.m, o.v = NewGrads(net), NewGrads(net)
+	}
+	o.t++
+	c1, c2 := 1-math.Pow(o.Beta1, float64(o.t)), 1-math.Pow(o.Beta2, float64(o.t))
+	upd := func(p, gr, m, v []float64) {
+		for i, x := range gr {
+			m[i] = o.Beta1*m[i] + (1-o.Beta1)*x
+			v[i] = o.Beta2*v[i] + (1-o.Beta2)*x*x
+			p[i] -= o.LR * (m[i] / c1) / (math.Sqrt(v[i]/c2) + o.Eps)
+		}
+	}
+	for l := range net.W {
+		upd(net.W[l], g.W[l], o.m.W[l], o.v.W[l])
+		upd(net.B[l], g.B[l], o.m.B[l], o.v.B[l])
+	}
+}
+
+// ClampElements clamps every gradient entry to [−c, c] (the DQN tutorial's clamp_(−1, 1)).
+func (g *Grads) ClampElements(c float64) {
+	g.Each(func(b []float64) {
+		for i, v := range b {
+			b[i] = math.Max(-c, math.Min(c, v))
+		}
+	})
+}
+
+// SelectedLoss fills dOut for a batch whose loss touches one output per example (Q(s, a) against a target):
+// dOut[i, actions[i]] = Deriv(pred, targets[i]) (other entries 0), and returns the mean loss. outputs is the
+// n × k output of Forward.
+func SelectedLoss(loss Loss, outputs []float64, k int, actions []int, targets, dOut []float64) float64 {
+	n := len(actions)
+	clear(dOut[:n*k])
+	total := 0.0
+	for i, a := range actions {
+		p := outputs[i*k+a]
+		total += loss.Value(p, targets[i])
+		dOut[i*k+a] = loss.Deriv(p, targets[i])
+	}
+	return total / float64(n)
+}
+
+// DPSGDConfig is one DP-SGD aggregation: per-example gradients clipped to norm Clip, summed, plus
+// N(0, (NoiseMultiplier·Clip)²) per coordinate, divided by the batch size.
+type DPSGDConfig struct {
+	Clip, NoiseMultiplier float64
+}
+
+// Validate checks the ranges.
+func (c DPSGDConfig) Validate() error {
+	if !(c.Clip > 0) || math.IsInf(c.Clip, 1) {
+		return fmt.Errorf("nn: DP-SGD Clip = %v is outside the allowed range (0, ∞)", c.Clip)
+	}
+	if !(c.NoiseMultiplier >= 0) || math.IsInf(c.NoiseMultiplier, 1) {
+		return fmt.Errorf("nn: DP-SGD NoiseMultiplier = %v is outside the allowed range [0, ∞)", c.NoiseMultiplier)
+	}
+	return nil
+}
+
+// PrivateGradient sets g to the DP-SGD gradient of the batch of the last Backward: every example's gradient
+// is clipped to cfg.Clip using its norm from ExampleNormsSq (no per-example gradient is formed), the clipped
+// sum gets Gaussian noise from rng, and the result is divided by the batch size. norms is scratch of at least
+// the batch size (nil: allocated); it returns the unclipped per-example norms in it.
+func (ws *Workspace) PrivateGradient(m *MLP, cfg DPSGDConfig, rng *rand.Rand, g *Grads, norms []float64) []float64 {
+	norms = ws.ExampleNormsSq(m, norms)
+	scale := ws.scale[:len(norms)]
+	for i, s := range norms {
+		norms[i] = math.Sqrt(s)
+		scale[i] = 1
+		if norms[i] > cfg.Clip {
+			scale[i] = cfg.Clip / norms[i]
+		}
+	}
+	ws.Gradient(m, scale, g)
+	std := cfg.NoiseMultiplier * cfg.Clip
+	inv := 1 / float64(ws.n)
+	g.Each(func(b []float64) {
+		for i := range b {
+			b[i] = (b[i] + std*rng.NormFloat64()) * inv
+		}
+	})
+	return norms
+}
+
+// Replay is a fixed-capacity ring buffer of transitions (s, a, r, s′, done) with states of a fixed width.
+type Replay struct {
+	cap, width, n, next int
+	S, S2               []float64
+	A                   []int
+	R                   []float64
+	Done                []bool
+}
+
+// NewReplay allocates a buffer of capacity transitions with states of the given width.
+func NewReplay(capacity, width int) (*Replay, error) {
+	if capacity < 1 || width < 1 {
+		return nil, fmt.Errorf("nn: replay capacity %d and state width %d must be at least 1", capacity, width)
+	}
+	return &Replay{cap: capacity, width: width, S: make([]float64, capacity*width), S2: make([]float64, capacity*width),
+		A: make([]int, capacity), R: make([]float64, capacity), Done: make([]bool, capacity)}, nil
+}
+
+// Len is the number of stored transitions.
+func (b *Replay) Len() int { return b.n }
+
+// Add stores a transition, overwriting the oldest when full.
+func (b *Replay) Add(s []float64, a int, r float64, s2 []float64, done bool) {
+	i := b.next
+	copy(b.S[i*b.width:(i+1)*b.width], s)
+	copy(b.S2[i*b.width:(i+1)*b.width], s2)
+	b.A[i], b.R[i], b.Done[i] = a, r, done
+	b.next = (b.next + 1) % b.cap
+	b.n = min(b.n+1, b.cap)
+}
+
+// Sample draws k indices uniformly with replacement into idx (allocated if nil).
+func (b *Replay) Sample(k int, rng *rand.Rand, idx []int) []int {
+	if b.n == 0 {
+		panic("nn: Sample from an empty replay buffer")
+	}
+	if idx == nil {
+		idx = make([]int, k)
+	}
+	for i := range k {
+		idx[i] = rng.IntN(b.n)
+	}
+	return idx[:k]
+}
+
+// State returns stored state i (a view).
+func (b *Replay) State(i int) []float64 { return b.S[i*b.width : (i+1)*b.width] }
+
+// Next returns stored next state i (a view).
+func (b *Replay) Next(i int) []float64 { return b.S2[i*b.width : (i+1)*b.width] }
