@@ -1,0 +1,143 @@
+// Package fnq implements Wang & Hegde's (ICML 2019) differentially private Q-learning with functional noise
+// and the baselines of their Fig. 2, with the privacy calibration of their Theorem 5 beside the exact GDP
+// alternative (ALGORITHMS.md §2).
+//
+// Neighbouring inputs are reward functions with ‖r − r′‖∞ ≤ 1; states, actions and transitions are public.
+// The released object is the noised value function Q̃_a(s) = Q_θ(s, a) + g_a(s), one Ornstein–Uhlenbeck path
+// g_a per action, which answers any number of state queries consistently (mechanisms.OUPath).
+package fnq
+
+import (
+	"fmt"
+	"math"
+
+	"dprl/mechanisms"
+)
+
+// Calibration holds Theorem 5's inputs.
+type Calibration struct {
+	Epsilon, Delta float64
+	T, B           int     // samples and batch size: T′ = T/B SGD steps
+	LR             float64 // α
+	L              float64 // the network's Lipschitz bound
+	K              float64 // the tail level k
+	Actions        int     // m
+	Resets         int     // J, independent sample paths over the run
+	// MActionCorrection multiplies the sensitivity by √m: all m output functions change at every step and m
+	// paths are added (ALGORITHMS.md §2.8 item 4); Theorem 5 as printed uses one action's sensitivity.
+	MActionCorrection bool
+}
+
+// Constants are Theorem 5's derived quantities and the two noise levels.
+type Constants struct {
+	Steps     int     // T′ = T/B
+	V         float64 // v = 4α(k+1)/B: sup-norm change of Q per unit of reward change, over L
+	NormSq    float64 // C = (v² + v)L²: the squared RKHS sensitivity (Lemma 6 with β = 1/v)
+	Beta      float64 // β = 1/v, the kernel's rate
+	SigmaThm5 float64 // σ = √(2T′ ln(e + ε/δ)·C)/ε (×√m with the correction)
+	SigmaGDP  float64 // the smallest σ whose exact μ-GDP profile, μ = √(T′C)/σ, meets (ε, δ)
+	// EpsilonGDP and EpsilonKOV are the ε at δ of SigmaThm5 exactly and by the proof's KOV formula.
+	EpsilonGDP, EpsilonKOV float64
+	// TailMargin is 2k − 8.68√β σ (Theorem 5 needs it positive); TailPaper the paper's tail term
+	// J·exp(−margin²/2); TailConservative 2mJ·exp(−(k − 8.68√βσ)²/(2σ²)), the corrected Lemma 8 with both
+	// signs, every action and σ in the exponent (ALGORITHMS.md §2.8 item 3). Both at σ = SigmaThm5.
+	TailMargin, TailPaper, TailConservative float64
+}
+
+// Validate checks the inputs' ranges.
+func (c Calibration) Validate() error {
+	switch {
+	case !(c.Epsilon > 0 && c.Epsilon < 1):
+		return fmt.Errorf("fnq: epsilon = %v is outside the allowed range (0, 1) (Proposition 4 needs ε < 1)", c.Epsilon)
+	case !(c.Delta > 0 && c.Delta < 1):
+		return fmt.Errorf("fnq: delta = %v is outside the allowed range (0, 1)", c.Delta)
+	case c.B < 1 || c.T < c.B:
+		return fmt.Errorf("fnq: T = %d and B = %d: need 1 ≤ B ≤ T", c.T, c.B)
+	case !(c.LR > 0) || math.IsInf(c.LR, 1):
+		return fmt.Errorf("fnq: learning rate = %v is outside the allowed range (0, ∞)", c.LR)
+	case !(c.L > 0) || math.IsInf(c.L, 1):
+		return fmt.Errorf("fnq: Lipschitz bound L = %v is outside the allowed range (0, ∞)", c.L)
+	case !(c.K > 0) || math.IsInf(c.K, 1):
+		return fmt.Errorf("fnq: tail level k = %v is outside the allowed range (0, ∞)", c.K)
+	case c.Actions < 1:
+		return fmt.Errorf("fnq: actions = %d is outside the allowed range [1, ∞)", c.Actions)
+	case c.Resets < 1:
+		return fmt.Errorf("fnq: resets J = %d is outside the allowed range [1, ∞)", c.Resets)
+	}
+	return nil
+}
+
+// Compute derives the constants.
+func (c Calibration) Compute() (*Constants, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	k := &Constants{Steps: c.T / c.B}
+	k.V = 4 * c.LR * (c.K + 1) / float64(c.B)
+	k.NormSq = (k.V*k.V + k.V) * c.L * c.L
+	if c.MActionCorrection {
+		k.NormSq *= float64(c.Actions)
+	}
+	k.Beta = 1 / k.V
+	sens := math.Sqrt(k.NormSq)
+	var err error
+	if k.SigmaThm5, err = mechanisms.KOVGaussianSigma(k.Steps, sens, c.Epsilon, c.Delta); err != nil {
+		return nil, err
+	}
+	muPerSigma := math.Sqrt(float64(k.Steps)) * sens // μ·σ
+	if k.SigmaGDP, err = mechanisms.CalibrateNoise(c.Epsilon, 1e-6*muPerSigma, 1e6*muPerSigma, func(s float64) (float64, error) {
+		return mechanisms.GDPEpsilon(muPerSigma/s, c.Delta)
+	}); err != nil {
+		return nil, err
+	}
+	if k.EpsilonGDP, err = mechanisms.GDPEpsilon(muPerSigma/k.SigmaThm5, c.Delta); err != nil {
+		return nil, err
+	}
+	if k.EpsilonKOV, err = mechanisms.KOVGaussianEpsilon(k.Steps, sens, k.SigmaThm5, c.Delta); err != nil {
+		return nil, err
+	}
+	level := 8.68 * math.Sqrt(k.Beta) * k.SigmaThm5
+	k.TailMargin = 2*c.K - level
+	k.TailPaper = 1
+	if k.TailMargin > 0 {
+		k.TailPaper = math.Min(1, float64(c.Resets)*math.Exp(-k.TailMargin*k.TailMargin/2))
+	}
+	k.TailConservative = 1
+	if u := c.K - level; u > 0 {
+		k.TailConservative = math.Min(1, 2*float64(c.Actions*c.Resets)*math.Exp(-u*u/(2*k.SigmaThm5*k.SigmaThm5)))
+	}
+	return k, nil
+}
+
+// InputPerturbationSigma is the reward noise of Venkitasubramaniam's input perturbation for T released
+// rewards, each of sensitivity 1, composed exactly as μ-GDP with μ = √T/σ_r.
+func InputPerturbationSigma(T int, eps, delta float64) (float64, error) {
+	if T < 1 {
+		return 0, fmt.Errorf("fnq: T = %d is outside the allowed range [1, ∞)", T)
+	}
+	return gdpSigma(math.Sqrt(float64(T)), eps, delta)
+}
+
+// DPSGDNoiseMultiplier is the noise multiplier z (noise std z·2B·C_g on the clipped sum, i.e. 2z·C_g on the
+// averaged gradient) for steps DP-SGD steps when every example of every batch may differ between the two
+// reward functions: the clipped sum's sensitivity is 2B·C_g and there is no amplification by subsampling, so
+// each step is 1/z-GDP and the run √steps/z-GDP.
+func DPSGDNoiseMultiplier(steps int, eps, delta float64) (float64, error) {
+	if steps < 1 {
+		return 0, fmt.Errorf("fnq: steps = %d is outside the allowed range [1, ∞)", steps)
+	}
+	return gdpSigma(math.Sqrt(float64(steps)), eps, delta)
+}
+
+// gdpSigma is the σ with GDPEpsilon(scale/σ, δ) = ε.
+func gdpSigma(scale, eps, delta float64) (float64, error) {
+	if !(eps > 0) || math.IsInf(eps, 0) {
+		return 0, fmt.Errorf("fnq: epsilon = %v is outside the allowed range (0, ∞)", eps)
+	}
+	if !(delta > 0 && delta < 1) {
+		return 0, fmt.Errorf("fnq: delta = %v is outside the allowed range (0, 1)", delta)
+	}
+	return mechanisms.CalibrateNoise(eps, 1e-6*scale, 1e6*scale, func(s float64) (float64, error) {
+		return mechanisms.GDPEpsilon(scale/s, delta)
+	})
+}
