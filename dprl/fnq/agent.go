@@ -1,0 +1,286 @@
+package fnq
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"dprl/dprl/nn"
+	"dprl/envs"
+	"dprl/mechanisms"
+)
+
+// Method selects the learner of Run.
+type Method int
+
+const (
+	// NonPrivate is DQN as in the authors' code.
+	NonPrivate Method = iota
+	// FunctionalNoise adds an OU path per action to the policy network's and the target network's outputs
+	// (each with its own paths), as the authors' code does.
+	FunctionalNoise
+	// InputPerturbation adds N(0, σ_r²) to every observed reward before it is stored (Venkitasubramaniam
+	// 2013): T rewards of sensitivity 1, so the run is √T/σ_r-GDP and everything after is post-processing.
+	InputPerturbation
+	// DPSGD clips every example's gradient to Clip and adds noise for a sum sensitivity of 2·Batch·Clip: every
+	// reward may differ, so no amplification by subsampling (Abadi et al. 2016 as Wang & Hegde apply it).
+	DPSGD
+)
+
+func (m Method) String() string {
+	switch m {
+	case FunctionalNoise:
+		return "functional noise"
+	case InputPerturbation:
+		return "input perturbation"
+	case DPSGD:
+		return "DP-SGD"
+	}
+	return "non-private DQN"
+}
+
+// Config is the DQN loop of Wang & Hegde's released code (ALGORITHMS.md §2.7) with the method's noise; zero
+// fields take the code's values.
+type Config struct {
+	Method     Method
+	Episodes   int     // 100 (50 samples each)
+	Gamma      float64 // 0.999
+	Hidden     []int   // {16, 16}, ReLU
+	LR         float64 // RMSprop learning rate, 0.01
+	Batch      int     // 128, sampled from the replay memory at every environment step
+	ReplaySize int     // 10 000
+	// ε-greedy exploration: EpsEnd + (EpsStart − EpsEnd)·exp(−steps/EpsDecay): 0.9, 0.05, 200.
+	EpsStart, EpsEnd, EpsDecay float64
+	TargetEvery                int     // episodes between target-network copies: 10
+	GradClamp                  float64 // gradient entries clamped to ±GradClamp: 1
+	// FunctionalNoise: path σ and β (the code: β = 1) and the episodes between path resets (the code: 1,
+	// i.e. J = number of episodes; −1: never reset, J = 1).
+	Sigma, Beta float64
+	ResetEvery  int
+	RewardSigma float64 // InputPerturbation's σ_r
+	// DPSGD: per-example clip C_g and z, the noise multiplier relative to the sum's sensitivity 2·Batch·C_g.
+	Clip, Z float64
+	Src     rand.Source
+}
+
+func (c *Config) defaults() error {
+	def := func(p *float64, v float64) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	defi := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	defi(&c.Episodes, 100)
+	def(&c.Gamma, 0.999)
+	if c.Hidden == nil {
+		c.Hidden = []int{16, 16}
+	}
+	def(&c.LR, 0.01)
+	defi(&c.Batch, 128)
+	defi(&c.ReplaySize, 10000)
+	def(&c.EpsStart, 0.9)
+	def(&c.EpsEnd, 0.05)
+	def(&c.EpsDecay, 200)
+	defi(&c.TargetEvery, 10)
+	def(&c.GradClamp, 1)
+	def(&c.Beta, 1)
+	defi(&c.ResetEvery, 1)
+	if c.Src == nil {
+		return fmt.Errorf("fnq: Config.Src is nil: every run needs an explicit rand.Source")
+	}
+	switch c.Method {
+	case FunctionalNoise:
+		if !(c.Sigma >= 0) || !(c.Beta > 0) {
+			return fmt.Errorf("fnq: functional noise needs Sigma ≥ 0 and Beta > 0 (got %v, %v)", c.Sigma, c.Beta)
+		}
+	case InputPerturbation:
+		if !(c.RewardSigma >= 0) {
+			return fmt.Errorf("fnq: RewardSigma = %v is outside the allowed range [0, ∞)", c.RewardSigma)
+		}
+	case DPSGD:
+		if !(c.Clip > 0) || !(c.Z >= 0) {
+			return fmt.Errorf("fnq: DP-SGD needs Clip > 0 and Z ≥ 0 (got %v, %v)", c.Clip, c.Z)
+		}
+	}
+	if !(c.Gamma >= 0 && c.Gamma <= 1) {
+		return fmt.Errorf("fnq: Gamma = %v is outside the allowed range [0, 1]", c.Gamma)
+	}
+	return nil
+}
+
+// Released is a noised value function Q̃_a(s) = Q_θ(s, a) + g_a(s): its paths are sampled lazily and kept,
+// so any number of queries, repeated or not, are answered consistently.
+type Released struct {
+	Net   *nn.MLP
+	Paths []*mechanisms.OUPath // nil: no functional noise
+	ws    *nn.Workspace
+}
+
+// Value is Q̃_a(s) for a one-dimensional state s.
+func (q *Released) Value(s float64, a int) float64 {
+	if q.ws == nil {
+		q.ws = nn.NewWorkspace(q.Net, 1)
+	}
+	v := q.ws.Forward(q.Net, []float64{s})[a]
+	if q.Paths != nil {
+		v += q.Paths[a].At(s)
+	}
+	return v
+}
+
+// Result is a run's episode returns (true rewards, whatever the method saw) and the released function.
+type Result struct {
+	Returns  []float64
+	Samples  int // environment steps taken
+	Updates  int // gradient steps taken (DP-SGD's accounting counts these)
+	Released *Released
+}
+
+// noisyNet is a network plus optional OU paths added to its outputs.
+type noisyNet struct {
+	net   *nn.MLP
+	paths []*mechanisms.OUPath
+}
+
+// forward writes Q(s_i, ·) + g(s_i) for the batch x (1-D states) and returns the n × m outputs.
+func (q noisyNet) forward(ws *nn.Workspace, x []float64) []float64 {
+	out := ws.Forward(q.net, x)
+	if q.paths != nil {
+		m := len(q.paths)
+		for i, s := range x {
+			for a, p := range q.paths {
+				out[i*m+a] += p.At(s)
+			}
+		}
+	}
+	return out
+}
+
+// Run trains on a one-dimensional-state environment (Wang & Hegde's MDP: envs.NewWangHegde in a 50-step
+// TimeLimit) with the configured method.
+func Run(env envs.Env, cfg Config) (*Result, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	if d := len(env.ObservationSpace().Low); d != 1 {
+		return nil, fmt.Errorf("fnq: the environment's states have %d dimensions; the functional mechanism here needs 1", d)
+	}
+	rng := rand.New(cfg.Src)
+	// Separate streams for the network, the two path sets and the mechanisms' noise, drawn whatever the
+	// method, so that a zero noise level reproduces the non-private run exactly.
+	netSrc := rand.NewPCG(rng.Uint64(), rng.Uint64())
+	pathSrc := [2]rand.Source{rand.NewPCG(rng.Uint64(), rng.Uint64()), rand.NewPCG(rng.Uint64(), rng.Uint64())}
+	noise := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	m := env.NumActions()
+	sizes := append(append([]int{1}, cfg.Hidden...), m)
+	net, err := nn.NewMLP(sizes, nn.ReLU, netSrc)
+	if err != nil {
+		return nil, err
+	}
+	policy, target := noisyNet{net: net}, noisyNet{net: net.Clone()}
+	if cfg.Method == FunctionalNoise && cfg.Sigma > 0 {
+		if policy.paths, err = mechanisms.NewOUPaths(m, cfg.Sigma, cfg.Beta, pathSrc[0]); err != nil {
+			return nil, err
+		}
+		if target.paths, err = mechanisms.NewOUPaths(m, cfg.Sigma, cfg.Beta, pathSrc[1]); err != nil {
+			return nil, err
+		}
+	}
+	buf, err := nn.NewReplay(cfg.ReplaySize, 1)
+	if err != nil {
+		return nil, err
+	}
+	opt := &nn.RMSprop{LR: cfg.LR}
+	ws1, wsB, wsT := nn.NewWorkspace(net, 1), nn.NewWorkspace(net, cfg.Batch), nn.NewWorkspace(net, cfg.Batch)
+	g := nn.NewGrads(net)
+	idx := make([]int, cfg.Batch)
+	xs, xs2 := make([]float64, cfg.Batch), make([]float64, cfg.Batch)
+	acts, targets := make([]int, cfg.Batch), make([]float64, cfg.Batch)
+	dOut := make([]float64, cfg.Batch*m)
+	norms := make([]float64, cfg.Batch)
+	dp := nn.DPSGDConfig{Clip: cfg.Clip, NoiseMultiplier: 2 * float64(cfg.Batch) * cfg.Z}
+	res := &Result{}
+	state := []float64{0}
+	for ep := range cfg.Episodes {
+		if policy.paths != nil && (ep == 0 || cfg.ResetEvery > 0 && ep%cfg.ResetEvery == 0) {
+			for _, p := range append(append([]*mechanisms.OUPath(nil), policy.paths...), target.paths...) {
+				p.Reset()
+			}
+		}
+		obs, err := env.Reset(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+		if err != nil {
+			return nil, err
+		}
+		state[0] = obs[0]
+		ret := 0.0
+		for {
+			thr := cfg.EpsEnd + (cfg.EpsStart-cfg.EpsEnd)*math.Exp(-float64(res.Samples)/cfg.EpsDecay)
+			res.Samples++
+			var a int
+			if rng.Float64() > thr {
+				q := policy.forward(ws1, state)
+				for k := 1; k < m; k++ {
+					if q[k] > q[a] {
+						a = k
+					}
+				}
+			} else {
+				a = rng.IntN(m)
+			}
+			st, err := env.Step(a)
+			if err != nil {
+				return nil, err
+			}
+			ret += st.Reward
+			r := st.Reward
+			if cfg.Method == InputPerturbation {
+				r += cfg.RewardSigma * noise.NormFloat64()
+			}
+			done := st.Terminated || st.Truncated // the code treats the 50-step limit as terminal
+			buf.Add(state, a, r, st.Obs, done)
+			state[0] = st.Obs[0]
+			if buf.Len() >= cfg.Batch {
+				buf.Sample(cfg.Batch, rng, idx)
+				for i, j := range idx {
+					xs[i], xs2[i], acts[i] = buf.State(j)[0], buf.Next(j)[0], buf.A[j]
+				}
+				next := target.forward(wsT, xs2)
+				for i, j := range idx {
+					targets[i] = buf.R[j]
+					if !buf.Done[j] {
+						best := math.Inf(-1)
+						for k := range m {
+							best = math.Max(best, next[i*m+k])
+						}
+						targets[i] += cfg.Gamma * best
+					}
+				}
+				out := policy.forward(wsB, xs)
+				nn.SelectedLoss(nn.Huber{}, out, m, acts, targets, dOut)
+				wsB.Backward(net, dOut)
+				if cfg.Method == DPSGD {
+					wsB.PrivateGradient(net, dp, noise, g, norms)
+				} else {
+					wsB.Gradient(net, nil, g)
+					g.Scale(1 / float64(cfg.Batch))
+				}
+				g.ClampElements(cfg.GradClamp)
+				opt.Step(net, g)
+				res.Updates++
+			}
+			if done {
+				break
+			}
+		}
+		res.Returns = append(res.Returns, ret)
+		if (ep+1)%cfg.TargetEvery == 0 {
+			target.net.CopyFrom(net)
+		}
+	}
+	res.Released = &Released{Net: net, Paths: policy.paths}
+	return res, nil
+}
