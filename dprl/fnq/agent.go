@@ -284,3 +284,126 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 	res.Released = &Released{Net: net, Paths: policy.paths}
 	return res, nil
 }
+
+// SpecifiedConfig is Algorithm 1 as written (ALGORITHMS.md §2.3 with its typo fixes: t = jB + b, a descent
+// step, the released function is Q + g): T′ = T/B plain SGD steps, each on the B fresh samples just taken,
+// no replay memory and no target network, one OU path per action with β = 1/v from the calibration, reset
+// every T′/J steps, σ from Theorem 5 (or the exact GDP σ).
+type SpecifiedConfig struct {
+	Calibration
+	UseGDPSigma bool    // σ = Constants.SigmaGDP instead of Theorem 5's
+	Gamma       float64 // 0 means 0.999
+	Hidden      []int   // nil means {16, 16}
+	Explore     float64 // probability of a uniformly random action (post-processing of Q̃)
+	Src         rand.Source
+}
+
+// SpecifiedResult adds the calibration and the Lipschitz bound of the trained network: Theorem 5 assumes the
+// network stays L-Lipschitz, which nothing in the algorithm enforces.
+type SpecifiedResult struct {
+	Result
+	Constants *Constants
+	Sigma     float64
+	FinalL    float64 // spectral-norm product bound of the released network
+}
+
+// RunSpecified runs Algorithm 1 on a one-dimensional-state environment.
+func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
+	k, err := cfg.Calibration.Compute()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Src == nil {
+		return nil, fmt.Errorf("fnq: SpecifiedConfig.Src is nil: every run needs an explicit rand.Source")
+	}
+	if cfg.Gamma == 0 {
+		cfg.Gamma = 0.999
+	}
+	if cfg.Hidden == nil {
+		cfg.Hidden = []int{16, 16}
+	}
+	if m := env.NumActions(); m != cfg.Actions {
+		return nil, fmt.Errorf("fnq: calibration for %d actions, the environment has %d", cfg.Actions, m)
+	}
+	sigma := k.SigmaThm5
+	if cfg.UseGDPSigma {
+		sigma = k.SigmaGDP
+	}
+	rng := rand.New(cfg.Src)
+	m, B := cfg.Actions, cfg.B
+	net, err := nn.NewMLP(append(append([]int{1}, cfg.Hidden...), m), nn.ReLU, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	if err != nil {
+		return nil, err
+	}
+	paths, err := mechanisms.NewOUPaths(m, sigma, k.Beta, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	if err != nil {
+		return nil, err
+	}
+	q := noisyNet{net: net, paths: paths}
+	ws1, wsB := nn.NewWorkspace(net, 1), nn.NewWorkspace(net, B)
+	g := nn.NewGrads(net)
+	opt := &nn.SGD{LR: cfg.LR}
+	xs, acts, targets := make([]float64, B), make([]int, B), make([]float64, B)
+	dOut := make([]float64, B*m)
+	every := max(1, k.Steps/cfg.Resets)
+	out := &SpecifiedResult{Constants: k, Sigma: sigma}
+	state := []float64{0}
+	ret, inEpisode := 0.0, false
+	for j := range k.Steps {
+		if j%every == 0 {
+			for _, p := range paths {
+				p.Reset()
+			}
+		}
+		for b := range B {
+			if !inEpisode {
+				obs, err := env.Reset(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+				if err != nil {
+					return nil, err
+				}
+				state[0], ret, inEpisode = obs[0], 0, true
+			}
+			a := 0
+			if rng.Float64() < cfg.Explore {
+				a = rng.IntN(m)
+			} else {
+				v := q.forward(ws1, state)
+				for c := 1; c < m; c++ {
+					if v[c] > v[a] {
+						a = c
+					}
+				}
+			}
+			st, err := env.Step(a)
+			if err != nil {
+				return nil, err
+			}
+			out.Samples++
+			ret += st.Reward
+			xs[b], acts[b], targets[b] = state[0], a, st.Reward
+			if !st.Terminated {
+				v := q.forward(ws1, st.Obs)
+				best := math.Inf(-1)
+				for c := range m {
+					best = math.Max(best, v[c])
+				}
+				targets[b] += cfg.Gamma * best
+			}
+			state[0] = st.Obs[0]
+			if st.Terminated || st.Truncated {
+				out.Returns = append(out.Returns, ret)
+				inEpisode = false
+			}
+		}
+		pred := q.forward(wsB, xs)
+		nn.SelectedLoss(nn.Squared{}, pred, m, acts, targets, dOut)
+		wsB.Backward(net, dOut)
+		wsB.Gradient(net, nil, g)
+		g.Scale(1 / float64(B))
+		opt.Step(net, g)
+		out.Updates++
+	}
+	out.Released = &Released{Net: net, Paths: paths}
+	out.FinalL = net.Lipschitz()
+	return out, nil
+}

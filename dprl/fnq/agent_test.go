@@ -94,3 +94,26 @@ func TestBaselinesWire(t *testing.T) {
 		t.Error("a run without a Src accepted")
 	}
 }
+
+// TestRunSpecified: Algorithm 1 takes T′ = T/B SGD steps on T samples, uses the calibrated σ and β, and
+// reports the trained network's Lipschitz bound; the exact GDP σ is smaller.
+func TestRunSpecified(t *testing.T) {
+	cal := Calibration{Epsilon: 0.9, Delta: 1e-4, T: 5000, B: 128, LR: 7e-5, L: 1, K: 210, Actions: 2, Resets: 39}
+	res, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: cal, Explore: 0.1, Src: rand.NewPCG(5, 5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Updates != 39 || res.Samples != 39*128 || len(res.Returns) != 39*128/50 {
+		t.Fatalf("%d updates, %d samples, %d episodes", res.Updates, res.Samples, len(res.Returns))
+	}
+	if res.Sigma != res.Constants.SigmaThm5 || !(res.FinalL > 0) {
+		t.Errorf("σ %g (Theorem 5: %g), final L %g", res.Sigma, res.Constants.SigmaThm5, res.FinalL)
+	}
+	gdp, _ := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: cal, UseGDPSigma: true, Src: rand.NewPCG(5, 5)})
+	if !(gdp.Sigma < res.Sigma) {
+		t.Errorf("GDP σ %g not below Theorem 5's %g", gdp.Sigma, res.Sigma)
+	}
+	if _, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: Calibration{Epsilon: 0.9, Delta: 1e-4, T: 5000, B: 128, LR: 7e-5, L: 1, K: 210, Actions: 3, Resets: 1}, Src: rand.NewPCG(1, 1)}); err == nil {
+		t.Error("a 3-action calibration accepted for a 2-action environment")
+	}
+}
