@@ -1,0 +1,144 @@
+package fnq
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"dprl/dprl/policyeval"
+	"dprl/envs"
+)
+
+// BGPConfig is the output-perturbation baseline of Wang & Hegde's Fig. 2 (BGP16, ALGORITHMS.md §2.7): the
+// state interval is cut into Bins bins, every Every episodes DP-LSL (Balle et al.) estimates Q on the
+// (bin, action) pairs from the first-visit returns of the episodes since the last estimate, and the agent
+// acts ε-greedily on it. Its privacy is about trajectories, not reward functions, so it is NOT differentially
+// private in Wang & Hegde's neighbouring model (and its repeated releases are not composed): it is a utility
+// reference only.
+type BGPConfig struct {
+	Episodes, Bins, Every int     // 100, 20, 10
+	Gamma                 float64 // 0.999
+	Epsilon, Delta        float64 // DP-LSL's (ε, δ) per release
+	Explore               float64 // ε-greedy probability: 0.1
+	LSLC                  float64 // λ schedule constant (λ = ‖Φ‖²_F‖ρ‖∞ + c·m^0.4): 100
+	ReturnBound           float64 // public bound on |return| (F): 25, the E.1 MDP's maximum
+	Src                   rand.Source
+}
+
+// RunBGP16 trains the baseline on a one-dimensional environment with states in [0, 1].
+func RunBGP16(env envs.Env, cfg BGPConfig) (*Result, error) {
+	def := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	def(&cfg.Episodes, 100)
+	def(&cfg.Bins, 20)
+	def(&cfg.Every, 10)
+	for _, f := range []struct {
+		p *float64
+		v float64
+	}{{&cfg.Gamma, 0.999}, {&cfg.Explore, 0.1}, {&cfg.LSLC, 100}, {&cfg.ReturnBound, 25}} {
+		if *f.p == 0 {
+			*f.p = f.v
+		}
+	}
+	if cfg.Src == nil {
+		return nil, fmt.Errorf("fnq: BGPConfig.Src is nil: every run needs an explicit rand.Source")
+	}
+	m := env.NumActions()
+	n := cfg.Bins * m
+	phi := mat.NewDense(n, n, nil)
+	rho := make([]float64, n)
+	for i := range n {
+		phi.Set(i, i, 1)
+		rho[i] = 1 / float64(n)
+	}
+	prob := &policyeval.Problem{Phi: phi, Rho: rho, FMax: cfg.ReturnBound, FRange: cfg.ReturnBound}
+	bin := func(s float64) int { return min(cfg.Bins-1, max(0, int(s*float64(cfg.Bins)))) }
+	rng := rand.New(cfg.Src)
+	Q := make([]float64, n)
+	res := &Result{}
+	var batch [][]step
+	for ep := range cfg.Episodes {
+		obs, err := env.Reset(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+		if err != nil {
+			return nil, err
+		}
+		s := obs[0]
+		var traj []step
+		ret := 0.0
+		for {
+			a := 0
+			if rng.Float64() < cfg.Explore {
+				a = rng.IntN(m)
+			} else {
+				for c := 1; c < m; c++ {
+					if Q[bin(s)*m+c] > Q[bin(s)*m+a] {
+						a = c
+					}
+				}
+			}
+			st, err := env.Step(a)
+			if err != nil {
+				return nil, err
+			}
+			res.Samples++
+			ret += st.Reward
+			traj = append(traj, step{bin(s)*m + a, st.Reward})
+			s = st.Obs[0]
+			if st.Terminated || st.Truncated {
+				break
+			}
+		}
+		res.Returns = append(res.Returns, ret)
+		batch = append(batch, traj)
+		if (ep+1)%cfg.Every != 0 {
+			continue
+		}
+		sig := firstVisit(batch, n, cfg.Gamma)
+		batch = batch[:0]
+		lambda, err := policyeval.LambdaSchedule(prob, cfg.LSLC, sig.M)
+		if err != nil {
+			return nil, err
+		}
+		r, err := policyeval.DPLSL(prob, sig, lambda, policyeval.PrivacyParams{Epsilon: cfg.Epsilon, Delta: cfg.Delta}, policyeval.LSLSafe, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+		if err != nil {
+			return nil, err
+		}
+		copy(Q, r.Theta)
+		res.Updates++
+	}
+	return res, nil
+}
+
+type step struct {
+	pair   int
+	reward float64
+}
+
+// firstVisit is the first-visit Monte Carlo signature over (bin, action) pairs.
+func firstVisit(trajs [][]step, n int, gamma float64) *policyeval.Signature {
+	sig := &policyeval.Signature{M: len(trajs), F: make([]float64, n), Counts: make([]int, n)}
+	for _, tr := range trajs {
+		g := make([]float64, len(tr)+1) // discounted return from each step
+		for t := len(tr) - 1; t >= 0; t-- {
+			g[t] = tr[t].reward + gamma*g[t+1]
+		}
+		seen := make([]bool, n)
+		for t, st := range tr {
+			if !seen[st.pair] {
+				seen[st.pair] = true
+				sig.F[st.pair] += g[t]
+				sig.Counts[st.pair]++
+			}
+		}
+	}
+	for i, c := range sig.Counts {
+		if c > 0 {
+			sig.F[i] /= float64(c)
+		}
+	}
+	return sig
+}
