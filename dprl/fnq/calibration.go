@@ -1,4 +1,4 @@
-// Package fnq implements Wang & Hegde's (ICML 2019) differentially private Q-learning with functional noise
+// Package fnq implements Wang & Hegde's (NeurIPS 2019) differentially private Q-learning with functional noise
 // and the baselines of their Fig. 2, with the privacy calibration of their Theorem 5 beside the exact GDP
 // alternative (ALGORITHMS.md §2).
 //
