@@ -305,6 +305,9 @@ type SpecifiedResult struct {
 	Constants *Constants
 	Sigma     float64
 	FinalL    float64 // spectral-norm product bound of the released network
+	// WithinL says whether the released network is still inside the calibration's Lipschitz bound (checked
+	// at the end of the run; the guarantee needs it throughout).
+	WithinL bool
 }
 
 // RunSpecified runs Algorithm 1 on a one-dimensional-state environment.
@@ -405,5 +408,6 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 	}
 	out.Released = &Released{Net: net, Paths: paths}
 	out.FinalL = net.Lipschitz()
+	out.WithinL = out.FinalL <= cfg.L
 	return out, nil
 }

@@ -106,7 +106,7 @@ func TestRunSpecified(t *testing.T) {
 	if res.Updates != 39 || res.Samples != 39*128 || len(res.Returns) != 39*128/50 {
 		t.Fatalf("%d updates, %d samples, %d episodes", res.Updates, res.Samples, len(res.Returns))
 	}
-	if res.Sigma != res.Constants.SigmaThm5 || !(res.FinalL > 0) {
+	if res.Sigma != res.Constants.SigmaThm5 || !(res.FinalL > 0) || res.WithinL != (res.FinalL <= 1) {
 		t.Errorf("σ %g (Theorem 5: %g), final L %g", res.Sigma, res.Constants.SigmaThm5, res.FinalL)
 	}
 	gdp, _ := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: cal, UseGDPSigma: true, Src: rand.NewPCG(5, 5)})
