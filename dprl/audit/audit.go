@@ -1,0 +1,208 @@
+// Package audit measures empirical lower bounds on the privacy loss of randomized procedures: run the
+// procedure many times on two neighbouring inputs, distinguish the outputs with a threshold on a scalar
+// statistic (chosen on separate runs), and turn the test's false-positive and false-negative rates, bounded
+// with Clopper–Pearson intervals, into the smallest ε any (ε, δ)-DP procedure could have.
+//
+// An (ε, δ)-DP procedure satisfies, for every test, FPR + e^ε·FNR ≥ 1 − δ and FNR + e^ε·FPR ≥ 1 − δ (Kairouz,
+// Oh & Viswanathan 2015), so ε ≥ max{ln((1 − δ − FPR)/FNR), ln((1 − δ − FNR)/FPR)}. Using upper confidence
+// bounds on both rates makes the audited ε a lower bound with the stated confidence. A valid mechanism must
+// audit below its claimed ε; a broken one (noise too small, clipping skipped) is caught when its audited bound
+// exceeds the claim.
+package audit
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"dprl/dprl"
+)
+
+// ClopperPearson is the exact two-sided confidence interval at level conf for a binomial proportion with k
+// successes in n trials.
+func ClopperPearson(k, n int, conf float64) (lo, hi float64) {
+	if n <= 0 || k < 0 || k > n || !(conf > 0 && conf < 1) {
+		panic(fmt.Sprintf("audit: ClopperPearson(%d, %d, %v): need 0 ≤ k ≤ n, n ≥ 1, 0 < conf < 1", k, n, conf))
+	}
+	a := (1 - conf) / 2
+	if k > 0 {
+		lo = distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(a)
+	}
+	hi = 1
+	if k < n {
+		hi = distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(1 - a)
+	}
+	return lo, hi
+}
+
+// EpsilonFromRates is the smallest ε consistent with (ε, δ)-DP given a test's false-positive and
+// false-negative rates (0 if the rates are consistent with ε = 0).
+func EpsilonFromRates(fpr, fnr, delta float64) float64 {
+	eps := 0.0
+	for _, p := range [][2]float64{{fpr, fnr}, {fnr, fpr}} {
+		num := 1 - delta - p[0]
+		if num <= 0 {
+			continue
+		}
+		if p[1] <= 0 {
+			return math.Inf(1)
+		}
+		eps = math.Max(eps, math.Log(num/p[1]))
+	}
+	return eps
+}
+
+// Procedure is the audited randomized procedure: Run returns the statistic of one run on input 0 or input 1
+// (the two neighbours), drawing all its randomness from src.
+type Procedure struct {
+	Name string
+	Run  func(neighbour int, src rand.Source) (float64, error)
+}
+
+// Config sets an audit's size and confidence.
+type Config struct {
+	Runs       int     // runs per input for the test; as many again choose the threshold
+	Delta      float64 // the claimed δ
+	Confidence float64 // of the lower bound (0.95 if 0)
+	Seed       uint64
+	Workers    int
+}
+
+// Result is an audit's outcome.
+type Result struct {
+	Name         string
+	EpsilonLower float64 // ε lower bound at the stated confidence
+	EpsilonPoint float64 // the same from the observed rates (no confidence correction)
+	Threshold    float64
+	Above        bool // the test says "input 1" when the statistic is above (true) or below the threshold
+	FPR, FNR     float64
+	Runs         int // total runs, selection and test, both inputs
+	Elapsed      time.Duration
+	Confidence   float64
+	Delta        float64
+}
+
+// Run audits p: 2·Runs runs per input (streams fixed by Seed and the run number, so the result does not
+// depend on the number of workers); the first Runs of each choose the threshold and direction that maximise
+// the point estimate, the others measure the rates.
+func Run(p Procedure, cfg Config, progress dprl.Progress) (*Result, error) {
+	if cfg.Runs < 10 {
+		return nil, fmt.Errorf("audit: Runs = %d is outside the allowed range [10, ∞)", cfg.Runs)
+	}
+	if !(cfg.Delta >= 0 && cfg.Delta < 1) {
+		return nil, fmt.Errorf("audit: Delta = %v is outside the allowed range [0, 1)", cfg.Delta)
+	}
+	if cfg.Confidence == 0 {
+		cfg.Confidence = 0.95
+	}
+	if !(cfg.Confidence > 0 && cfg.Confidence < 1) {
+		return nil, fmt.Errorf("audit: Confidence = %v is outside the allowed range (0, 1)", cfg.Confidence)
+	}
+	start := time.Now()
+	n := cfg.Runs
+	out, err := dprl.Trials(4*n, cfg.Workers, cfg.Seed, progress, func(i int, src rand.Source) (float64, error) {
+		return p.Run(i%2, src)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// runs 0 … 2n−1 select, 2n … 4n−1 test; even = input 0, odd = input 1
+	split := func(xs []float64) (a, b []float64) {
+		for i, x := range xs {
+			if i%2 == 0 {
+				a = append(a, x)
+			} else {
+				b = append(b, x)
+			}
+		}
+		return a, b
+	}
+	sel0, sel1 := split(out[:2*n])
+	test0, test1 := split(out[2*n:])
+	thr, above := chooseThreshold(sel0, sel1, cfg.Delta, cfg.Confidence)
+	fp, fn := count(test0, thr, above), n-count(test1, thr, above)
+	r := &Result{Name: p.Name, Threshold: thr, Above: above, FPR: float64(fp) / float64(n), FNR: float64(fn) / float64(n),
+		Runs: 4 * n, Confidence: cfg.Confidence, Delta: cfg.Delta}
+	r.EpsilonPoint = EpsilonFromRates(r.FPR, r.FNR, cfg.Delta)
+	r.EpsilonLower = lowerBound(fp, n, fn, n, cfg.Delta, cfg.Confidence)
+	r.Elapsed = time.Since(start)
+	return r, nil
+}
+
+// count is how many statistics the test calls "input 1".
+func count(xs []float64, thr float64, above bool) int {
+	k := 0
+	for _, x := range xs {
+		if (x > thr) == above && x != thr {
+			k++
+		}
+	}
+	return k
+}
+
+// minEvents is the fewest false positives, true positives, true negatives and false negatives a candidate
+// threshold must produce on the selection runs.
+const minEvents = 30
+
+// chooseThreshold tries up to 1000 thresholds (evenly spaced ranks of the pooled selection runs), in both
+// directions, and keeps the one with the largest confidence-corrected ε on the selection runs: a point
+// estimate would favour far-tail thresholds whose few errors the intervals then swamp.
+func chooseThreshold(s0, s1 []float64, delta, conf float64) (float64, bool) {
+	all := slices.Concat(s0, s1)
+	slices.Sort(all)
+	a0, a1 := slices.Clone(s0), slices.Clone(s1)
+	slices.Sort(a0)
+	slices.Sort(a1)
+	best, thr, above := -1.0, all[0], true
+	step := max(1, len(all)/1000)
+	for k := 0; k < len(all); k += step {
+		t := all[k]
+		for _, dir := range []bool{true, false} {
+			var fp, fn int
+			if dir {
+				fp, fn = len(a0)-upperIndex(a0, t), upperIndex(a1, t)
+			} else {
+				fp, fn = lowerIndex(a0, t), len(a1)-lowerIndex(a1, t)
+			}
+			// Thresholds with few events on either side are all noise in the selection runs: the winner's
+			// curse would pick one whose test-run interval is wide open.
+			if min(fp, len(a1)-fn, len(a0)-fp, fn) < minEvents {
+				continue
+			}
+			if e := lowerBound(fp, len(a0), fn, len(a1), delta, conf); e > best {
+				best, thr, above = e, t, dir
+			}
+		}
+	}
+	return thr, above
+}
+
+// lowerBound is the ε lower bound from fp false positives of n0 and fn false negatives of n1 at confidence
+// conf (Clopper–Pearson upper bounds on both rates, the confidence split between them).
+func lowerBound(fp, n0, fn, n1 int, delta, conf float64) float64 {
+	c := 1 - (1-conf)/2 // each one-sided bound at c
+	_, fpHi := ClopperPearson(fp, n0, 2*c-1)
+	_, fnHi := ClopperPearson(fn, n1, 2*c-1)
+	return EpsilonFromRates(fpHi, fnHi, delta)
+}
+
+// upperIndex is the number of elements ≤ t in the sorted slice.
+func upperIndex(a []float64, t float64) int {
+	i, _ := slices.BinarySearchFunc(a, t, func(x, t float64) int {
+		if x <= t {
+			return -1
+		}
+		return 1
+	})
+	return i
+}
+
+// lowerIndex is the number of elements < t in the sorted slice.
+func lowerIndex(a []float64, t float64) int {
+	i, _ := slices.BinarySearch(a, t)
+	return i
+}
