@@ -144,9 +144,8 @@ func count(xs []float64, thr float64, above bool) int {
 	return k
 }
 
-// minEvents is the fewest false positives, true positives, true negatives and false negatives a candidate
-// threshold must produce on the selection runs.
-const minEvents = 30
+// runs/minShareInv is the fewest selection runs on which a candidate threshold must decide each way: 1%.
+const minShareInv = 100
 
 // chooseThreshold tries up to 1000 thresholds (evenly spaced ranks of the pooled selection runs), in both
 // directions, and keeps the one with the largest confidence-corrected ε on the selection runs: a point
@@ -168,9 +167,11 @@ func chooseThreshold(s0, s1 []float64, delta, conf float64) (float64, bool) {
 			} else {
 				fp, fn = lowerIndex(a0, t), len(a1)-lowerIndex(a1, t)
 			}
-			// Thresholds with few events on either side are all noise in the selection runs: the winner's
-			// curse would pick one whose test-run interval is wide open.
-			if min(fp, len(a1)-fn, len(a0)-fp, fn) < minEvents {
+			// A threshold that almost never says "1" (or "0") is judged on a handful of runs: the winner's
+			// curse would pick one whose test-run interval is wide open. Each decision must be made on at
+			// least 1% of the runs (a perfectly separating threshold qualifies).
+			says1, total := fp+len(a1)-fn, len(a0)+len(a1)
+			if says1*minShareInv < total || (total-says1)*minShareInv < total {
 				continue
 			}
 			if e := lowerBound(fp, len(a0), fn, len(a1), delta, conf); e > best {

@@ -4,8 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"dprl/mechanisms"
 )
 
 func TestClopperPearson(t *testing.T) {
@@ -29,43 +27,6 @@ func gaussian(sigma float64) Procedure {
 	}}
 }
 
-// TestAuditGaussianAndLaplace: the analytic Gaussian and the Laplace mechanism at ε = 1 audit below 1, and
-// the same mechanisms with a tenth of the noise are caught (audited ε above the claimed 1) at 95% confidence.
-func TestAuditGaussianAndLaplace(t *testing.T) {
-	const eps, delta = 1.0, 1e-5
-	sigma, err := mechanisms.AnalyticGaussianSigma(eps, delta, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	laplace := func(b float64) Procedure {
-		return Procedure{Name: "Laplace", Run: func(nb int, src rand.Source) (float64, error) {
-			r := rand.New(src)
-			return float64(nb) + b*(r.ExpFloat64()-r.ExpFloat64()), nil
-		}}
-	}
-	for _, c := range []struct {
-		p     Procedure
-		delta float64
-	}{{gaussian(sigma), delta}, {laplace(1 / eps), 0}} {
-		good, err := Run(c.p, Config{Runs: 20000, Delta: c.delta, Seed: 1}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !(good.EpsilonLower < eps) || !(good.EpsilonLower > 0.2) {
-			t.Errorf("%s at the claimed noise: audited ε ≥ %g (point %g), want in (0.2, %g)", c.p.Name, good.EpsilonLower, good.EpsilonPoint, eps)
-		}
-	}
-	for _, p := range []Procedure{gaussian(sigma / 10), laplace(0.1 / eps)} {
-		bad, err := Run(p, Config{Runs: 20000, Delta: delta, Seed: 2}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !(bad.EpsilonLower > eps) {
-			t.Errorf("%s with a tenth of the noise: audited ε ≥ %g, not caught", p.Name, bad.EpsilonLower)
-		}
-	}
-}
-
 func TestAuditDeterministicAndErrors(t *testing.T) {
 	a, _ := Run(gaussian(2), Config{Runs: 500, Delta: 1e-5, Seed: 3, Workers: 1}, nil)
 	b, _ := Run(gaussian(2), Config{Runs: 500, Delta: 1e-5, Seed: 3, Workers: 2}, nil)
@@ -78,5 +39,27 @@ func TestAuditDeterministicAndErrors(t *testing.T) {
 	}
 	if _, err := Run(gaussian(1), Config{Runs: 100, Delta: 1}, nil); err == nil {
 		t.Error("δ = 1 accepted")
+	}
+}
+
+// TestCatalog: every case audits below its claimed ε (but above 0.05: the auditor has power) and its broken
+// variant is caught, at 95% confidence.
+func TestCatalog(t *testing.T) {
+	for _, c := range []Case{GaussianCase(), LaplaceCase(), SVTCase(), OUCase(), DPSGDCase()} {
+		good, err := Run(c.Valid, Config{Runs: 10000, Delta: c.Delta, Seed: 5}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad, err := Run(c.Broken, Config{Runs: 10000, Delta: c.Delta, Seed: 6}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: claimed %g; audited ≥ %.3f (valid), ≥ %.3f (%s); %v", c.Name, c.Epsilon, good.EpsilonLower, bad.EpsilonLower, c.Break, good.Elapsed+bad.Elapsed)
+		if !(good.EpsilonLower < c.Epsilon) || !(good.EpsilonLower > 0.05) {
+			t.Errorf("%s: audited %g ≥ claimed %g", c.Name, good.EpsilonLower, c.Epsilon)
+		}
+		if !(bad.EpsilonLower > c.Epsilon) {
+			t.Errorf("%s (%s): audited %g, not caught", c.Name, c.Break, bad.EpsilonLower)
+		}
 	}
 }

@@ -1,0 +1,161 @@
+package audit
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"dprl/dprl/nn"
+	"dprl/mechanisms"
+)
+
+// Case is an audit target: the procedure as implemented, a deliberately broken variant the auditor must
+// catch, and the ε and δ the implementation claims.
+type Case struct {
+	Name           string
+	Valid, Broken  Procedure
+	Epsilon, Delta float64
+	Neighbours     string // the neighbouring relation audited
+	Break          string // what the broken variant gets wrong
+}
+
+// SVTCase audits AboveThreshold (ε = 1, Δ = 1, threshold 0) on ten queries: input 0 asks queries of value 0,
+// input 1 of value 1 (every query moved by Δ); the statistic is minus the index of the stopping query (10 if
+// none stops). The broken variant claims ε = 1 but calibrates its noise for ε = 10.
+func SVTCase() Case {
+	run := func(eps float64) Procedure {
+		return Procedure{Name: "sparse vector", Run: func(nb int, src rand.Source) (float64, error) {
+			s, err := mechanisms.NewSparseVector(mechanisms.SparseVectorParams{Epsilon: eps, Sensitivity: 1, Threshold: 0.5, Src: src})
+			if err != nil {
+				return 0, err
+			}
+			for i := range 10 {
+				if up, _ := s.Above(float64(nb)); up {
+					return -float64(i), nil
+				}
+			}
+			return -10, nil
+		}}
+	}
+	return Case{Name: "sparse vector (AboveThreshold)", Valid: run(1), Broken: run(10), Epsilon: 1, Delta: 0,
+		Neighbours: "every query moves by ≤ Δ = 1", Break: "noise for ε = 10"}
+}
+
+// GaussianCase audits the analytic Gaussian mechanism at (1, 1e−5) on a sensitivity-1 query; the broken
+// variant has a tenth of the noise.
+func GaussianCase() Case {
+	sigma, _ := mechanisms.AnalyticGaussianSigma(1, 1e-5, 1)
+	run := func(s float64) Procedure {
+		return Procedure{Name: "Gaussian", Run: func(nb int, src rand.Source) (float64, error) {
+			return float64(nb) + s*rand.New(src).NormFloat64(), nil
+		}}
+	}
+	return Case{Name: "analytic Gaussian", Valid: run(sigma), Broken: run(sigma / 10), Epsilon: 1, Delta: 1e-5,
+		Neighbours: "query values differ by ≤ 1", Break: "σ × 0.1"}
+}
+
+// LaplaceCase audits the Laplace mechanism at ε = 1 on a sensitivity-1 query; the broken variant has a tenth
+// of the noise.
+func LaplaceCase() Case {
+	run := func(b float64) Procedure {
+		return Procedure{Name: "Laplace", Run: func(nb int, src rand.Source) (float64, error) {
+			l, err := mechanisms.NewLaplaceScale(b, src)
+			if err != nil {
+				return 0, err
+			}
+			return l.Release(float64(nb)), nil
+		}}
+	}
+	return Case{Name: "Laplace", Valid: run(1), Broken: run(0.1), Epsilon: 1, Delta: 0,
+		Neighbours: "query values differ by ≤ 1", Break: "scale × 0.1"}
+}
+
+// OUCase audits the functional mechanism of Wang & Hegde (Prop. 4): a released function f + g with g an OU
+// path (β = 1) and neighbouring functions differing by a constant c whose RKHS norm is 1
+// (‖c‖²_H = c²(1 + β/2)), σ = √(2 ln(1.25/δ))/ε for (ε, δ) = (0.9, 1e−4). The adversary queries the release at
+// 100 points and averages. The broken variant answers every query with fresh noise (a path that is not kept),
+// so averaging many queries removes it: the reason the sampler must answer consistently.
+func OUCase() Case {
+	const eps, delta, beta, queries = 0.9, 1e-4, 1.0, 100
+	sigma := math.Sqrt(2*math.Log(1.25/delta)) / eps
+	c := 1 / math.Sqrt(1+beta/2)
+	run := func(consistent bool) Procedure {
+		return Procedure{Name: "OU functional noise", Run: func(nb int, src rand.Source) (float64, error) {
+			p, err := mechanisms.NewOUPath(sigma, beta, src)
+			if err != nil {
+				return 0, err
+			}
+			s := 0.0
+			for i := range queries {
+				if !consistent {
+					p.Reset()
+				}
+				s += c*float64(nb) + p.At(float64(i)/(queries-1))
+			}
+			return s / queries, nil
+		}}
+	}
+	return Case{Name: "OU functional mechanism", Valid: run(true), Broken: run(false), Epsilon: eps, Delta: delta,
+		Neighbours: "released functions differ by f with ‖f‖_H ≤ 1", Break: "fresh noise per query"}
+}
+
+// DPSGDCase audits one DP-SGD aggregation on a 4→16→2 network and a batch of 32 examples: input 1 replaces
+// one example by a canary whose loss gradient is huge; per-example clipping at C = 1 and noise for the
+// replace-one sensitivity 2C at (1, 1e−5). The statistic is the released gradient's projection on the
+// canary's clipped gradient. The broken variant skips clipping.
+func DPSGDCase() Case {
+	const n, clip = 32, 1.0
+	z, _ := mechanisms.AnalyticGaussianSigma(1, 1e-5, 2) // noise std in units of C for Δ = 2C
+	net, _ := nn.NewMLP([]int{4, 16, 2}, nn.Tanh, rand.NewPCG(1, 1))
+	data := rand.New(rand.NewPCG(2, 2))
+	x := make([]float64, n*4)
+	for i := range x {
+		x[i] = data.NormFloat64()
+	}
+	dOut := func(nb int) []float64 {
+		d := make([]float64, n*2)
+		for i := range n {
+			d[i*2] = 0.1 // a small loss gradient on output 0 for every ordinary example
+		}
+		if nb == 1 {
+			d[0], d[1] = 0, 1000 // the canary (example 0): a huge gradient on output 1
+		}
+		return d
+	}
+	// the canary's clipped gradient direction, flattened
+	ws := nn.NewWorkspace(net, n)
+	ws.Forward(net, x)
+	ws.Backward(net, dOut(1))
+	scale := make([]float64, n) // only the canary
+	scale[0] = 1
+	u := nn.NewGrads(net)
+	ws.Gradient(net, scale, u)
+	un := u.Norm()
+	run := func(clipped bool) Procedure {
+		return Procedure{Name: "DP-SGD step", Run: func(nb int, src rand.Source) (float64, error) {
+			ws := nn.NewWorkspace(net, n)
+			ws.Forward(net, x)
+			ws.Backward(net, dOut(nb))
+			g := nn.NewGrads(net)
+			c := clip
+			if !clipped {
+				c = 1e300 // never binds
+			}
+			noise := rand.New(src)
+			// the clipped mean without noise, then the noise for clip C on the sum (the broken variant
+			// forgets to clip, not to add noise)
+			ws.PrivateGradient(net, nn.DPSGDConfig{Clip: c}, noise, g, nil)
+			s := 0.0
+			for l := range g.W {
+				for i, v := range g.W[l] {
+					s += (v*n + z*clip*noise.NormFloat64()) * u.W[l][i]
+				}
+				for i, v := range g.B[l] {
+					s += (v*n + z*clip*noise.NormFloat64()) * u.B[l][i]
+				}
+			}
+			return s / un, nil
+		}}
+	}
+	return Case{Name: "DP-SGD step", Valid: run(true), Broken: run(false), Epsilon: 1, Delta: 1e-5,
+		Neighbours: "replace one example (batch of 32)", Break: "clipping skipped"}
+}
