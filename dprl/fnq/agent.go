@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
+
 	"dprl/dprl/nn"
 	"dprl/envs"
 	"dprl/mechanisms"
@@ -64,31 +66,21 @@ type Config struct {
 }
 
 func (c *Config) defaults() error {
-	def := func(p *float64, v float64) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	defi := func(p *int, v int) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	defi(&c.Episodes, 100)
-	def(&c.Gamma, 0.999)
+	orDefault(&c.Episodes, 100)
+	orDefault(&c.Gamma, 0.999)
 	if c.Hidden == nil {
 		c.Hidden = []int{16, 16}
 	}
-	def(&c.LR, 0.01)
-	defi(&c.Batch, 128)
-	defi(&c.ReplaySize, 10000)
-	def(&c.EpsStart, 0.9)
-	def(&c.EpsEnd, 0.05)
-	def(&c.EpsDecay, 200)
-	defi(&c.TargetEvery, 10)
-	def(&c.GradClamp, 1)
-	def(&c.Beta, 1)
-	defi(&c.ResetEvery, 1)
+	orDefault(&c.LR, 0.01)
+	orDefault(&c.Batch, 128)
+	orDefault(&c.ReplaySize, 10000)
+	orDefault(&c.EpsStart, 0.9)
+	orDefault(&c.EpsEnd, 0.05)
+	orDefault(&c.EpsDecay, 200)
+	orDefault(&c.TargetEvery, 10)
+	orDefault(&c.GradClamp, 1)
+	orDefault(&c.Beta, 1)
+	orDefault(&c.ResetEvery, 1)
 	if c.Src == nil {
 		return fmt.Errorf("fnq: Config.Src is nil: every run needs an explicit rand.Source")
 	}
@@ -110,6 +102,13 @@ func (c *Config) defaults() error {
 		return fmt.Errorf("fnq: Gamma = %v is outside the allowed range [0, 1]", c.Gamma)
 	}
 	return nil
+}
+
+// orDefault sets *p to v if it is zero (a Config field left unset).
+func orDefault[T int | float64](p *T, v T) {
+	if *p == 0 {
+		*p = v
+	}
 }
 
 // Released is a noised value function Q̃_a(s) = Q_θ(s, a) + g_a(s): its paths are sampled lazily and kept,
@@ -222,12 +221,7 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 			res.Samples++
 			var a int
 			if rng.Float64() > thr {
-				q := policy.forward(ws1, state)
-				for k := 1; k < m; k++ {
-					if q[k] > q[a] {
-						a = k
-					}
-				}
+				a = floats.MaxIdx(policy.forward(ws1, state))
 			} else {
 				a = rng.IntN(m)
 			}
@@ -252,11 +246,7 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 				for i, j := range idx {
 					targets[i] = buf.R[j]
 					if !buf.Done[j] {
-						best := math.Inf(-1)
-						for k := range m {
-							best = math.Max(best, next[i*m+k])
-						}
-						targets[i] += cfg.Gamma * best
+						targets[i] += cfg.Gamma * floats.Max(next[i*m:(i+1)*m])
 					}
 				}
 				out := policy.forward(wsB, xs)
@@ -319,9 +309,7 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 	if cfg.Src == nil {
 		return nil, fmt.Errorf("fnq: SpecifiedConfig.Src is nil: every run needs an explicit rand.Source")
 	}
-	if cfg.Gamma == 0 {
-		cfg.Gamma = 0.999
-	}
+	orDefault(&cfg.Gamma, 0.999)
 	if cfg.Hidden == nil {
 		cfg.Hidden = []int{16, 16}
 	}
@@ -370,12 +358,7 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 			if rng.Float64() < cfg.Explore {
 				a = rng.IntN(m)
 			} else {
-				v := q.forward(ws1, state)
-				for c := 1; c < m; c++ {
-					if v[c] > v[a] {
-						a = c
-					}
-				}
+				a = floats.MaxIdx(q.forward(ws1, state))
 			}
 			st, err := env.Step(a)
 			if err != nil {
@@ -385,12 +368,7 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 			ret += st.Reward
 			xs[b], acts[b], targets[b] = state[0], a, st.Reward
 			if !st.Terminated {
-				v := q.forward(ws1, st.Obs)
-				best := math.Inf(-1)
-				for c := range m {
-					best = math.Max(best, v[c])
-				}
-				targets[b] += cfg.Gamma * best
+				targets[b] += cfg.Gamma * floats.Max(q.forward(ws1, st.Obs))
 			}
 			state[0] = st.Obs[0]
 			if st.Terminated || st.Truncated {

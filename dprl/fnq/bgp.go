@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"dprl/dprl/policyeval"
@@ -28,22 +29,13 @@ type BGPConfig struct {
 
 // RunBGP16 trains the baseline on a one-dimensional environment with states in [0, 1].
 func RunBGP16(env envs.Env, cfg BGPConfig) (*Result, error) {
-	def := func(p *int, v int) {
-		if *p == 0 {
-			*p = v
-		}
-	}
-	def(&cfg.Episodes, 100)
-	def(&cfg.Bins, 20)
-	def(&cfg.Every, 10)
-	for _, f := range []struct {
-		p *float64
-		v float64
-	}{{&cfg.Gamma, 0.999}, {&cfg.Explore, 0.1}, {&cfg.LSLC, 100}, {&cfg.ReturnBound, 25}} {
-		if *f.p == 0 {
-			*f.p = f.v
-		}
-	}
+	orDefault(&cfg.Episodes, 100)
+	orDefault(&cfg.Bins, 20)
+	orDefault(&cfg.Every, 10)
+	orDefault(&cfg.Gamma, 0.999)
+	orDefault(&cfg.Explore, 0.1)
+	orDefault(&cfg.LSLC, 100)
+	orDefault(&cfg.ReturnBound, 25)
 	if cfg.Src == nil {
 		return nil, fmt.Errorf("fnq: BGPConfig.Src is nil: every run needs an explicit rand.Source")
 	}
@@ -70,15 +62,11 @@ func RunBGP16(env envs.Env, cfg BGPConfig) (*Result, error) {
 		var traj []step
 		ret := 0.0
 		for {
-			a := 0
+			var a int
 			if rng.Float64() < cfg.Explore {
 				a = rng.IntN(m)
 			} else {
-				for c := 1; c < m; c++ {
-					if Q[bin(s)*m+c] > Q[bin(s)*m+a] {
-						a = c
-					}
-				}
+				a = floats.MaxIdx(Q[bin(s)*m : (bin(s)+1)*m])
 			}
 			st, err := env.Step(a)
 			if err != nil {
