@@ -27,6 +27,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
+
 	"dprl/envs"
 	"dprl/mechanisms"
 )
@@ -193,7 +195,7 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
 					a = rng.IntN(nA)
 					rho = probs[a] * float64(nA)
 				} else {
-					a = argmax(h)
+					a = floats.MaxIdx(h)
 				}
 			}
 			r, err := env.Step(a)
@@ -351,16 +353,6 @@ func softmaxRow(dst, h []float64) {
 	for i := range dst {
 		dst[i] /= sum
 	}
-}
-
-func argmax(x []float64) int {
-	best := 0
-	for i, v := range x {
-		if v > x[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 func finite(x []float64) bool {
