@@ -134,13 +134,19 @@ func ModelMoments(m *envs.Model, pi [][]float64, phi *mat.Dense, gamma float64) 
 	return &Moments{A: A, B: b, C: C}, nil
 }
 
+// residual is b − Aθ.
+func (mo *Moments) residual(theta []float64) *mat.VecDense {
+	res := mat.NewVecDense(len(theta), append([]float64(nil), mo.B...))
+	var at mat.VecDense
+	at.MulVec(mo.A, mat.NewVecDense(len(theta), theta))
+	res.SubVec(res, &at)
+	return res
+}
+
 // MSPBE is (b − Aθ)ᵀ C⁻¹ (b − Aθ) (C pseudo-inverted if singular).
 func (mo *Moments) MSPBE(theta []float64) float64 {
 	d := len(theta)
-	res := mat.NewVecDense(d, append([]float64(nil), mo.B...))
-	var at mat.VecDense
-	at.MulVec(mo.A, mat.NewVecDense(d, theta))
-	res.SubVec(res, &at)
+	res := mo.residual(theta)
 	var x mat.VecDense
 	if err := x.SolveVec(mo.C, res); err != nil {
 		var svd mat.SVD
@@ -155,24 +161,17 @@ func (mo *Moments) MSPBE(theta []float64) float64 {
 // Lagrangian is the GTD2 saddle-point objective L(θ, w) = wᵀ(b − Aθ) − ½ wᵀCw (Xie et al. (2.1)); its
 // maximum over w, attained at w*(θ) = C⁻¹(b − Aθ), is ½ MSPBE(θ).
 func (mo *Moments) Lagrangian(theta, w []float64) float64 {
-	d := len(theta)
-	res := mat.NewVecDense(d, append([]float64(nil), mo.B...))
-	var at, cw mat.VecDense
-	at.MulVec(mo.A, mat.NewVecDense(d, theta))
-	res.SubVec(res, &at)
-	wv := mat.NewVecDense(d, w)
+	res := mo.residual(theta)
+	wv := mat.NewVecDense(len(w), w)
+	var cw mat.VecDense
 	cw.MulVec(mo.C, wv)
 	return mat.Dot(wv, res) - 0.5*mat.Dot(wv, &cw)
 }
 
 // DualOptimum is w*(θ) = C⁻¹(b − Aθ), the inner maximiser of the saddle-point objective.
 func (mo *Moments) DualOptimum(theta []float64) ([]float64, error) {
-	d := len(theta)
-	res := mat.NewVecDense(d, append([]float64(nil), mo.B...))
-	var at, x mat.VecDense
-	at.MulVec(mo.A, mat.NewVecDense(d, theta))
-	res.SubVec(res, &at)
-	if err := x.SolveVec(mo.C, res); err != nil {
+	var x mat.VecDense
+	if err := x.SolveVec(mo.C, mo.residual(theta)); err != nil {
 		return nil, fmt.Errorf("policyeval: C is singular: %w", err)
 	}
 	return x.RawVector().Data, nil
@@ -306,11 +305,11 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 	case cfg.Step == nil || cfg.Src == nil:
 		return nil, fmt.Errorf("policyeval: GPOPE needs a Step size and a Src")
 	}
-	if d := len(trajs[0].Phi[0]); d == 0 {
+	d := len(trajs[0].Phi[0])
+	if d == 0 {
 		return nil, fmt.Errorf("policyeval: GPOPE features have dimension 0")
 	}
 	rng := rand.New(cfg.Src)
-	d := len(trajs[0].Phi[0])
 	theta, w := make([]float64, d), make([]float64, d)
 	g := make([]float64, 2*d)
 	for t := range cfg.Iterations {

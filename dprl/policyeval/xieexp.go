@@ -37,8 +37,10 @@ type XieDomain struct {
 	// MSPBE / MeanReward².
 	MeanReward float64
 	// LSW is DP-LSW's (and DP-LSL's) public problem over LSWStates first-visit states, nil where the paper
-	// does not run output perturbation.
+	// does not run output perturbation. LSL says whether DP-LSL runs too: its analysis needs finitely many
+	// states, so the paper runs it on the chain only.
 	LSW       *Problem
+	LSL       bool
 	LSWStates int
 	LSWState  func(obs []float64) int
 	lswTheta  func(theta []float64) []float64 // LSW weights → the domain's feature weights
@@ -53,15 +55,7 @@ type XieDomain struct {
 
 // Draw returns n behaviour trajectories (rewards scaled) and their feature view.
 func (d *XieDomain) Draw(n int, src rand.Source) ([]envs.Trajectory, []FeatureTrajectory, error) {
-	if n < 1 {
-		return nil, nil, fmt.Errorf("policyeval: n = %d trajectories is outside the allowed range [1, ∞)", n)
-	}
-	tr, err := d.draw(n, src)
-	if err != nil {
-		return nil, nil, err
-	}
-	ft, err := Featurize(tr, d.feats(), d.target)
-	return tr, ft, err
+	return d.drawWith(d.draw, n, src)
 }
 
 // DrawPublic is Draw for the public tuning data: independent of every private sample.
@@ -69,10 +63,14 @@ func (d *XieDomain) DrawPublic(n int, src rand.Source) ([]envs.Trajectory, []Fea
 	if d.drawPublic == nil {
 		return d.Draw(n, src)
 	}
+	return d.drawWith(d.drawPublic, n, src)
+}
+
+func (d *XieDomain) drawWith(draw func(int, rand.Source) ([]envs.Trajectory, error), n int, src rand.Source) ([]envs.Trajectory, []FeatureTrajectory, error) {
 	if n < 1 {
 		return nil, nil, fmt.Errorf("policyeval: n = %d trajectories is outside the allowed range [1, ∞)", n)
 	}
-	tr, err := d.drawPublic(n, src)
+	tr, err := draw(n, src)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -150,7 +148,7 @@ func XieChain() (*XieDomain, error) {
 	}
 	d := &XieDomain{
 		Name: "chain", Gamma: setup.Gamma, RewardScale: 1, True: mo,
-		LSW: setup.Problem(1, 1), LSWStates: setup.States,
+		LSW: setup.Problem(1, 1), LSL: true, LSWStates: setup.States,
 		LSWState: func(o []float64) int { return int(o[0]) },
 		lswTheta: func(th []float64) []float64 { return append(slices.Clone(th), 0) }, // V(absorbing) = 0
 		draw: func(n int, src rand.Source) ([]envs.Trajectory, error) {
@@ -606,8 +604,8 @@ func XieExperiment(d *XieDomain, cfg XieConfig, tuning []XieTuning, progress dpr
 					return nil, err
 				}
 				add(MethodDPLSW, n, eps, 0, r.Sigma, 0, d.lswTheta(r.Theta))
-				if d.Name != "chain" {
-					continue // DP-LSL's analysis needs finitely many states (the paper runs it on the chain only)
+				if !d.LSL {
+					continue
 				}
 				lambda, err := LambdaSchedule(d.LSW, cfg.LSLC, n)
 				if err != nil {
