@@ -124,7 +124,9 @@ func Run(p Procedure, cfg Config, progress dprl.Progress) (*Result, error) {
 	sel0, sel1 := split(out[:2*n])
 	test0, test1 := split(out[2*n:])
 	thr, above := chooseThreshold(sel0, sel1, cfg.Delta, cfg.Confidence)
-	fp, fn := count(test0, thr, above), n-count(test1, thr, above)
+	slices.Sort(test0)
+	slices.Sort(test1)
+	fp, fn := says1(test0, thr, above), n-says1(test1, thr, above)
 	r := &Result{Name: p.Name, Threshold: thr, Above: above, FPR: float64(fp) / float64(n), FNR: float64(fn) / float64(n),
 		Runs: 4 * n, Confidence: cfg.Confidence, Delta: cfg.Delta}
 	r.EpsilonPoint = EpsilonFromRates(r.FPR, r.FNR, cfg.Delta)
@@ -133,15 +135,13 @@ func Run(p Procedure, cfg Config, progress dprl.Progress) (*Result, error) {
 	return r, nil
 }
 
-// count is how many statistics the test calls "input 1".
-func count(xs []float64, thr float64, above bool) int {
-	k := 0
-	for _, x := range xs {
-		if (x > thr) == above && x != thr {
-			k++
-		}
+// says1 is how many statistics of the sorted slice the test calls "input 1": those strictly above the
+// threshold (above) or strictly below it.
+func says1(sorted []float64, thr float64, above bool) int {
+	if above {
+		return len(sorted) - upperIndex(sorted, thr)
 	}
-	return k
+	return lowerIndex(sorted, thr)
 }
 
 // runs/minShareInv is the fewest selection runs on which a candidate threshold must decide each way: 1%.
@@ -161,12 +161,7 @@ func chooseThreshold(s0, s1 []float64, delta, conf float64) (float64, bool) {
 	for k := 0; k < len(all); k += step {
 		t := all[k]
 		for _, dir := range []bool{true, false} {
-			var fp, fn int
-			if dir {
-				fp, fn = len(a0)-upperIndex(a0, t), upperIndex(a1, t)
-			} else {
-				fp, fn = lowerIndex(a0, t), len(a1)-lowerIndex(a1, t)
-			}
+			fp, fn := says1(a0, t, dir), len(a1)-says1(a1, t, dir)
 			// A threshold that almost never says "1" (or "0") is judged on a handful of runs: the winner's
 			// curse would pick one whose test-run interval is wide open. Each decision must be made on at
 			// least 1% of the runs (a perfectly separating threshold qualifies).
