@@ -160,6 +160,19 @@ func XieChain() (*XieDomain, error) {
 	return d, d.finish(nil, rand.NewPCG(2019, 1))
 }
 
+// setMoments estimates the population moments from an independent sample.
+func (d *XieDomain) setMoments(ft []FeatureTrajectory) error {
+	mo, err := SampleMoments(ft, d.Gamma)
+	if err != nil {
+		return err
+	}
+	d.True, d.MomentTransitions = mo, 0
+	for _, tr := range ft {
+		d.MomentTransitions += len(tr.R)
+	}
+	return nil
+}
+
 // finish sets the clip bound and (if unset) the evaluated policy's mean reward from a public sample: pub, or
 // 200 fresh draws if nil.
 func (d *XieDomain) finish(pub []FeatureTrajectory, src rand.Source) error {
@@ -218,11 +231,8 @@ func XieMountainCar(offPolicy bool, momentTrajs int) (*XieDomain, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.True, err = SampleMoments(ft, gamma); err != nil {
+	if err := d.setMoments(ft); err != nil {
 		return nil, err
-	}
-	for _, tr := range ft {
-		d.MomentTransitions += len(tr.R)
 	}
 	if !offPolicy {
 		const cells = 10
@@ -307,11 +317,8 @@ func XieHIV(poolSize, momentTrajs int) (*XieDomain, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d.True, err = SampleMoments(ft, gamma); err != nil {
+	if err := d.setMoments(ft); err != nil {
 		return nil, err
-	}
-	for _, tr := range ft {
-		d.MomentTransitions += len(tr.R)
 	}
 	// The evaluated policy is deterministic and so is the simulator: one episode gives its mean reward.
 	run, err := envs.Collect(newEnv(), target, 1, rand.NewPCG(1, 1), 0)
