@@ -50,7 +50,7 @@ type XieDomain struct {
 	// simulations are independent of the private ones).
 	drawPublic func(n int, src rand.Source) ([]envs.Trajectory, error)
 	feats      func() envs.Features
-	target     envs.Policy
+	target     func() envs.Policy // a fresh evaluated policy (policies may keep scratch buffers); nil: on-policy
 }
 
 // Draw returns n behaviour trajectories (rewards scaled) and their feature view.
@@ -74,20 +74,25 @@ func (d *XieDomain) drawWith(draw func(int, rand.Source) ([]envs.Trajectory, err
 	if err != nil {
 		return nil, nil, err
 	}
-	ft, err := Featurize(tr, d.feats(), d.target)
+	var target envs.Policy
+	if d.target != nil {
+		target = d.target()
+	}
+	ft, err := Featurize(tr, d.feats(), target)
 	return tr, ft, err
 }
 
 // Dim is the number of features.
 func (d *XieDomain) Dim() int { return d.feats().Dim() }
 
-// collectScaled collects n trajectories with newEnv and pol on up to GOMAXPROCS goroutines (deterministic:
-// chunk k uses its own stream) and multiplies the rewards by scale.
-func collectScaled(newEnv func() envs.Env, pol envs.Policy, n int, scale float64, src rand.Source) ([]envs.Trajectory, error) {
+// collectScaled collects n trajectories with newEnv and newPolicy on up to GOMAXPROCS goroutines, each
+// chunk with its own environment, policy (policies such as envs.Greedy keep scratch buffers) and stream, so
+// the result is deterministic; it multiplies the rewards by scale.
+func collectScaled(newEnv func() envs.Env, newPolicy func() envs.Policy, n int, scale float64, src rand.Source) ([]envs.Trajectory, error) {
 	const chunk = 100
 	chunks := (n + chunk - 1) / chunk
 	parts, err := dprl.Trials(chunks, 0, rand.New(src).Uint64(), nil, func(k int, s rand.Source) ([]envs.Trajectory, error) {
-		return envs.Collect(newEnv(), pol, min(chunk, n-k*chunk), s, 0)
+		return envs.Collect(newEnv(), newPolicy(), min(chunk, n-k*chunk), s, 0)
 	})
 	if err != nil {
 		return nil, err
@@ -207,11 +212,11 @@ func (d *XieDomain) finish(pub []FeatureTrajectory, src rand.Source) error {
 // paper. The population moments come from momentTrajs independent behaviour trajectories.
 func XieMountainCar(offPolicy bool, momentTrajs int) (*XieDomain, error) {
 	const gamma = 0.99
-	behaviour := MountainCarEnergy()
-	var target envs.Policy
+	behaviour := func() envs.Policy { return MountainCarEnergy() }
+	var target func() envs.Policy
 	if offPolicy {
-		behaviour = Explore(behaviour, 0.1)
-		target = envs.Uniform{N: 3}
+		behaviour = func() envs.Policy { return Explore(MountainCarEnergy(), 0.1) }
+		target = func() envs.Policy { return envs.Uniform{N: 3} }
 	}
 	four := envs.MountainCarFourier(5)
 	newEnv := func() envs.Env { e, _ := envs.Make("mountaincar"); return e }
@@ -277,7 +282,8 @@ func XieMountainCar(offPolicy bool, momentTrajs int) (*XieDomain, error) {
 // moments sample.
 func XieHIV(poolSize, momentTrajs int) (*XieDomain, error) {
 	const gamma = 0.98
-	behaviour, target := Explore(HIVThreshold(), 0.1), HIVThreshold()
+	behaviour := func() envs.Policy { return Explore(HIVThreshold(), 0.1) }
+	target := func() envs.Policy { return HIVThreshold() }
 	newEnv := func() envs.Env {
 		return &envs.TimeLimit{Env: envs.NewHIV(envs.HIVParams{Scaled: true}), MaxSteps: 200}
 	}
@@ -313,7 +319,7 @@ func XieHIV(poolSize, momentTrajs int) (*XieDomain, error) {
 		feats:      func() envs.Features { return four.Clone() },
 		target:     target,
 	}
-	ft, err := Featurize(moments, four.Clone(), target)
+	ft, err := Featurize(moments, four.Clone(), target())
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +327,7 @@ func XieHIV(poolSize, momentTrajs int) (*XieDomain, error) {
 		return nil, err
 	}
 	// The evaluated policy is deterministic and so is the simulator: one episode gives its mean reward.
-	run, err := envs.Collect(newEnv(), target, 1, rand.NewPCG(1, 1), 0)
+	run, err := envs.Collect(newEnv(), target(), 1, rand.NewPCG(1, 1), 0)
 	if err != nil {
 		return nil, err
 	}
