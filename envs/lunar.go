@@ -326,14 +326,21 @@ func (l *LunarLander) SetState([]float64) error { return ErrNoSetState }
 // LunarLanderHeuristic is the hand-written controller of Gymnasium's LunarLander module (discrete form):
 // point the lander towards the pad, hover at a height proportional to the horizontal offset, and after
 // touchdown only damp the fall.
-func LunarLanderHeuristic(s []float64) int {
-	angleTarget := math.Max(-0.4, math.Min(0.4, s[0]*0.5+s[2]))
-	hoverTarget := 0.55 * math.Abs(s[0])
-	angleTodo := (angleTarget-s[4])*0.5 - s[5]
-	hoverTodo := (hoverTarget-s[1])*0.5 - s[3]*0.5
+func LunarLanderHeuristic(s []float64) int { return LunarLanderHeuristicGains(LunarLanderGains, s) }
+
+// LunarLanderGains are the heuristic's constants g: angle target clip(g0·x + g1·ẋ, ±0.4), hover target
+// g2·|x|, angle todo g3·(target − angle) − g4·ω, hover todo g5·(target − y) − g6·ẏ (after touchdown −g6·ẏ).
+var LunarLanderGains = []float64{0.5, 1, 0.55, 0.5, 1, 0.5, 0.5}
+
+// LunarLanderHeuristicGains is the heuristic with gains g (Sharma et al.'s LunarLander experts vary them).
+func LunarLanderHeuristicGains(g, s []float64) int {
+	angleTarget := math.Max(-0.4, math.Min(0.4, g[0]*s[0]+g[1]*s[2]))
+	hoverTarget := g[2] * math.Abs(s[0])
+	angleTodo := g[3]*(angleTarget-s[4]) - g[4]*s[5]
+	hoverTodo := g[5]*(hoverTarget-s[1]) - g[6]*s[3]
 	if s[6] != 0 || s[7] != 0 {
 		angleTodo = 0
-		hoverTodo = -s[3] * 0.5
+		hoverTodo = -g[6] * s[3]
 	}
 	switch {
 	case hoverTodo > math.Abs(angleTodo) && hoverTodo > 0.05:

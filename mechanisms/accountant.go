@@ -34,6 +34,25 @@ type SampledWithoutReplacement struct {
 	Event    Event
 }
 
+// Mixed runs Event with probability P and otherwise releases something that does not depend on the data
+// and is distinguishable from Event's outputs (Sharma et al.'s Selective DP-SGD: with probability p a noisy
+// step on the private data, else a noiseless step on released data, which lands off the noisy step's
+// continuous support). Its privacy profile is exactly P times Event's: δ(ε) = P·δ_Event(ε) for ε ≥ 0. Only
+// the PLD accountant supports it. Composing it is not the same as folding P into a sampling rate: by
+// convexity of δ in the sampling rate, P·δ_q(ε) ≥ δ_{P·q}(ε).
+type Mixed struct {
+	P     float64
+	Event Event
+}
+
+func (e Mixed) String() string { return fmt.Sprintf("Mixed(p=%g, %v)", e.P, e.Event) }
+func (e Mixed) validate() error {
+	if e.Event == nil {
+		return fmt.Errorf("mechanisms: Mixed without an inner event")
+	}
+	return firstErr(inRange("p", e.P, 0, 1, false, true), e.Event.validate())
+}
+
 func (e GaussianEvent) String() string { return fmt.Sprintf("Gaussian(z=%g)", e.NoiseMultiplier) }
 func (e LaplaceEvent) String() string  { return fmt.Sprintf("Laplace(b/Δ=%g)", e.NoiseMultiplier) }
 func (e PoissonSampled) String() string {

@@ -88,6 +88,12 @@ func (a *PLDAccountant) profiles(e Event) (remove, add profile, err error) {
 			lo: -e0, hi: e0,
 		}
 		return pr, pr, nil
+	case Mixed:
+		r, d, err := a.profiles(ev.Event)
+		if err != nil {
+			return profile{}, profile{}, err
+		}
+		return mixedProfile(ev.P, r), mixedProfile(ev.P, d), nil
 	case PoissonSampled:
 		if g, ok := ev.Event.(GaussianEvent); ok {
 			r, d := subsampledGaussianProfiles(ev.Q, g.NoiseMultiplier, zt)
@@ -95,6 +101,16 @@ func (a *PLDAccountant) profiles(e Event) (remove, add profile, err error) {
 		}
 	}
 	return profile{}, profile{}, &UnsupportedEventError{Accountant: "PLD", Event: e}
+}
+
+// mixedProfile is the profile of a pair that with probability p is pr's pair and otherwise an atom common
+// to both sides (loss 0): δ(ε) = p·δ_pr(ε) + (1−p)·max(0, 1 − e^ε) and C(ε) = p·C_pr(ε) + (1−p)·max(0, e^ε − 1).
+func mixedProfile(p float64, pr profile) profile {
+	return profile{
+		delta: func(eps float64) float64 { return p*pr.delta(eps) + (1-p)*math.Max(0, -math.Expm1(eps)) },
+		comp:  func(eps float64) float64 { return p*pr.comp(eps) + (1-p)*math.Max(0, math.Expm1(eps)) },
+		lo:    math.Min(pr.lo, 0), hi: math.Max(pr.hi, 0),
+	}
 }
 
 // tailQuantile is the z with Φ(−z) = tail.

@@ -45,7 +45,7 @@ func TestAuditDeterministicAndErrors(t *testing.T) {
 // TestCatalog: every case audits below its claimed ε (but above 0.05: the auditor has power) and its broken
 // variant is caught, at 95% confidence.
 func TestCatalog(t *testing.T) {
-	for _, c := range []Case{GaussianCase(), LaplaceCase(), SVTCase(), OUCase(), DPSGDCase()} {
+	for _, c := range []Case{GaussianCase(), LaplaceCase(), SVTCase(), OUCase(), DPSGDCase(), DataReleaseCase()} {
 		good, err := Run(c.Valid, Config{Runs: 10000, Delta: c.Delta, Seed: 5}, nil)
 		if err != nil {
 			t.Fatal(err)

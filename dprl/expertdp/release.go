@@ -1,0 +1,240 @@
+package expertdp
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"dprl/mechanisms"
+)
+
+// ReleaseConstants are DataRelease's derived constants (Algorithm 2, Theorems 5.3 and 5.5).
+type ReleaseConstants struct {
+	Epsilon, Delta float64 // (ε1, δ1) of the release
+	T, L           int     // trajectories examined; longest demonstration
+	PMin           float64
+	EpsPrime       float64 // ε' = ε1 / sqrt(32·T·ln(2/δ1))
+	DeltaPrime     float64 // δ' = δ1 / (2·T·L)
+	CMin           float64 // e^ε' / (e^ε' − 1)
+	Theta          float64 // c_min / p_min
+	Offset         float64 // (4/ε')·ln(1/δ'), added to θ before the threshold noise
+	ThresholdScale float64 // Laplace scale of the threshold noise, 2/ε'
+	QueryScale     float64 // Laplace scale of each prefix query's noise, 4/ε'
+	// RoundEpsilon, RoundDelta are one examined trajectory's guarantee (2ε', δ1/(2T)) (Theorem 5.3).
+	RoundEpsilon, RoundDelta float64
+	// CompositionEpsilon is what advanced composition (Dwork–Roth Thm 3.20, slack δ1/2) certifies for the
+	// T rounds; Theorem 5.5 claims ε1 by Cor. 3.21, which is stated only for ε1 < 1 (ALGORITHMS.md §4.5).
+	CompositionEpsilon float64
+}
+
+// MeanThreshold is E[θ̂] = θ + (4/ε')·ln(1/δ').
+func (c ReleaseConstants) MeanThreshold() float64 { return c.Theta + c.Offset }
+
+// AgreeingPrefix is the longest prefix whose count stays above the mean threshold when all m experts of
+// |A| actions agree on every action: the largest k with m·(1 − (|A|−1)·p_min)^k > E[θ̂] (−1 when even the
+// empty prefix, count m, is below it).
+func (c ReleaseConstants) AgreeingPrefix(m, actions int) int {
+	top := 1 - float64(actions-1)*c.PMin
+	thr := c.MeanThreshold()
+	if float64(m) <= thr {
+		return -1
+	}
+	return int(math.Ceil(math.Log(thr/float64(m))/math.Log(top))) - 1
+}
+
+// Constants computes the release constants for (ε1, δ1), p_min, T examined trajectories and longest
+// demonstration L.
+func Constants(eps1, delta1, pMin float64, T, L int) (ReleaseConstants, error) {
+	switch {
+	case !(eps1 > 0) || math.IsInf(eps1, 0):
+		return ReleaseConstants{}, &mechanisms.ParamError{Param: "epsilon1", Value: eps1, Allowed: "(0, ∞)"}
+	case !(delta1 > 0 && delta1 < 1):
+		return ReleaseConstants{}, &mechanisms.ParamError{Param: "delta1", Value: delta1, Allowed: "(0, 1)"}
+	case !(pMin > 0 && pMin <= 0.5):
+		return ReleaseConstants{}, &mechanisms.ParamError{Param: "p_min", Value: pMin, Allowed: "(0, 1/|A|]"}
+	case T < 1:
+		return ReleaseConstants{}, &mechanisms.ParamError{Param: "T", Value: float64(T), Allowed: "[1, N·m]"}
+	case L < 1:
+		return ReleaseConstants{}, &mechanisms.ParamError{Param: "L", Value: float64(L), Allowed: "[1, ∞)"}
+	}
+	c := ReleaseConstants{Epsilon: eps1, Delta: delta1, T: T, L: L, PMin: pMin}
+	c.EpsPrime = eps1 / math.Sqrt(32*float64(T)*math.Log(2/delta1))
+	c.DeltaPrime = delta1 / (2 * float64(T) * float64(L))
+	c.CMin = math.Exp(c.EpsPrime) / math.Expm1(c.EpsPrime)
+	c.Theta = c.CMin / pMin
+	c.Offset = 4 / c.EpsPrime * math.Log(1/c.DeltaPrime)
+	c.ThresholdScale = 2 / c.EpsPrime
+	c.QueryScale = 4 / c.EpsPrime
+	c.RoundEpsilon, c.RoundDelta = 2*c.EpsPrime, delta1/(2*float64(T))
+	eps, _, err := mechanisms.AdvancedComposition(c.RoundEpsilon, c.RoundDelta, T, delta1/2)
+	if err != nil {
+		return ReleaseConstants{}, err
+	}
+	c.CompositionEpsilon = eps
+	return c, nil
+}
+
+// PrefixCounter computes count_τ(Π) = Σ_{π∈Π} Π_{j≤k} π(a_j | s_j) for k = 1, 2, … along one trajectory,
+// keeping one running product per expert: each step multiplies every product by 1 − (|A|−1)·p_min where
+// the expert's greedy action is a_k and by p_min elsewhere. The experts' greedy actions are computed in
+// batches of states (one matrix product per batch for linear experts), only as far as the prefix goes.
+type PrefixCounter struct {
+	e        *Experts
+	hi, lo   float64
+	prod     []float64
+	acts     []int
+	traj     *Traj
+	k, from  int // next action index; first state of the computed batch
+	computed int // states computed in the batch
+	scratch  actScratch
+}
+
+// counterBatch is the largest batch of states whose greedy actions are computed at once; batches start at
+// one state and double, since most prefixes stop within a few queries.
+const counterBatch = 32
+
+// NewPrefixCounter returns a counter over experts e with p_min mixing.
+func NewPrefixCounter(e *Experts, pMin float64) (*PrefixCounter, error) {
+	if err := checkPMin(pMin, e.Domain.NumActions); err != nil {
+		return nil, err
+	}
+	return &PrefixCounter{e: e, hi: 1 - float64(e.Domain.NumActions-1)*pMin, lo: pMin,
+		prod: make([]float64, e.Len()), acts: make([]int, counterBatch*e.Len())}, nil
+}
+
+// Start begins trajectory t: the empty prefix, count m.
+func (c *PrefixCounter) Start(t *Traj) {
+	c.traj, c.k, c.from, c.computed = t, 0, 0, 0
+	for i := range c.prod {
+		c.prod[i] = 1
+	}
+}
+
+// Next extends the prefix by one action and returns its count; ok is false past the trajectory's end.
+func (c *PrefixCounter) Next() (count float64, ok bool) {
+	t := c.traj
+	if c.k >= t.Len() {
+		return 0, false
+	}
+	m := len(c.prod)
+	if c.k >= c.from+c.computed {
+		c.from = c.k
+		c.computed = min(max(1, min(2*c.computed, counterBatch)), t.Len()-c.k)
+		d := c.e.Domain.ObsDim
+		c.e.actAll(t.Obs[c.k*d:(c.k+c.computed)*d], c.computed, c.acts, &c.scratch)
+	}
+	row := c.acts[(c.k-c.from)*m : (c.k-c.from+1)*m]
+	a := t.Actions[c.k]
+	for i, g := range row {
+		if g == a {
+			c.prod[i] *= c.hi
+		} else {
+			c.prod[i] *= c.lo
+		}
+		count += c.prod[i]
+	}
+	c.k++
+	return count, true
+}
+
+// Segment is transitions From … To−1 of trajectory Traj of a Data.
+type Segment struct{ Traj, From, To int }
+
+// ReleaseParams configures DataRelease.
+type ReleaseParams struct {
+	Epsilon, Delta float64 // (ε1, δ1)
+	PMin           float64
+	T              int // unstable query cutoff: the number of trajectories examined, ≤ N·m
+	Src            rand.Source
+}
+
+// Release is DataRelease's output and what it did.
+type Release struct {
+	Constants ReleaseConstants
+	Examined  []int // trajectory indices examined, in order
+	StableLen []int // the stable prefix length kept from each examined trajectory (0: none)
+	Stable    []Segment
+	Unstable  []Segment // the tails of the examined trajectories and every other trajectory
+	Queries   int       // prefix queries answered
+}
+
+// StableTransitions is |D_stable| in transitions.
+func (r *Release) StableTransitions() int {
+	n := 0
+	for _, s := range r.Stable {
+		n += s.To - s.From
+	}
+	return n
+}
+
+// DataRelease runs Algorithm 2 on the log of experts e: reshuffle, then for each of the first T
+// trajectories draw θ̂ = θ + (4/ε')·ln(1/δ') + Lap(2/ε') and query its prefixes in order with
+// PrefixQuery (count + Lap(4/ε') > θ̂), keeping the longest prefix that passed. It is (ε1, δ1)-DP for
+// expert-level neighbours under the paper's analysis (which models each examined trajectory as a fresh
+// draw; ALGORITHMS.md §4.5 item 4).
+func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {
+	if err := checkData(data, e); err != nil {
+		return nil, err
+	}
+	if p.Src == nil {
+		return nil, fmt.Errorf("expertdp: ReleaseParams.Src is nil; pass a rand.Source (mechanisms.SecureSource for real releases)")
+	}
+	if p.T > len(data.Trajs) {
+		return nil, &mechanisms.ParamError{Param: "T", Value: float64(p.T), Allowed: fmt.Sprintf("[1, %d] (the log's trajectories)", len(data.Trajs))}
+	}
+	c, err := Constants(p.Epsilon, p.Delta, p.PMin, p.T, data.MaxLen())
+	if err != nil {
+		return nil, err
+	}
+	counter, err := NewPrefixCounter(e, p.PMin)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(p.Src)
+	thrNoise, _ := mechanisms.NewLaplaceScale(c.ThresholdScale, rng)
+	qNoise, _ := mechanisms.NewLaplaceScale(c.QueryScale, rng)
+	order := rng.Perm(len(data.Trajs))
+	r := &Release{Constants: c, Examined: order[:p.T], StableLen: make([]int, p.T)}
+	for j, ti := range r.Examined {
+		t := &data.Trajs[ti]
+		thr := c.MeanThreshold() + thrNoise.Sample()
+		counter.Start(t)
+		kept := 0
+		for i := 1; ; i++ {
+			count, ok := counter.Next()
+			if !ok {
+				break
+			}
+			r.Queries++
+			if count+qNoise.Sample() <= thr {
+				kept = i - 1
+				break
+			}
+			kept = i
+		}
+		r.StableLen[j] = kept
+		if kept > 0 {
+			r.Stable = append(r.Stable, Segment{ti, 0, kept})
+		}
+		if kept < t.Len() {
+			r.Unstable = append(r.Unstable, Segment{ti, kept, t.Len()})
+		}
+	}
+	for _, ti := range order[p.T:] {
+		r.Unstable = append(r.Unstable, Segment{ti, 0, data.Trajs[ti].Len()})
+	}
+	return r, nil
+}
+
+func checkData(data *Data, e *Experts) error {
+	switch {
+	case data == nil || len(data.Trajs) == 0:
+		return fmt.Errorf("expertdp: empty dataset: no trajectories")
+	case data.Experts != e.Len():
+		return fmt.Errorf("expertdp: the log has %d experts, the expert set %d", data.Experts, e.Len())
+	case data.ObsDim != e.Domain.ObsDim || data.NumActions != e.Domain.NumActions:
+		return fmt.Errorf("expertdp: the log's obs_dim %d and num_actions %d do not match %s's %d and %d",
+			data.ObsDim, data.NumActions, e.Domain.Name, e.Domain.ObsDim, e.Domain.NumActions)
+	}
+	return nil
+}

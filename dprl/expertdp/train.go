@@ -1,0 +1,392 @@
+package expertdp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+
+	"dprl/dprl/nn"
+	"dprl/envs"
+	"dprl/mechanisms"
+)
+
+// Accounting says how Selective DP-SGD's privacy is accounted.
+type Accounting int
+
+const (
+	// AccountingPaper is Sharma et al.'s: every step a Poisson-subsampled Gaussian with rate q = p·b/m.
+	AccountingPaper Accounting = iota
+	// AccountingMixed is exact when every iterate is released (the usual DP-SGD threat model): with
+	// probability p a step is a Poisson(b/m)-subsampled Gaussian, otherwise a noiseless step that reveals
+	// it was not private (mechanisms.Mixed). It costs more than AccountingPaper for p < 1.
+	AccountingMixed
+)
+
+func (a Accounting) String() string {
+	if a == AccountingMixed {
+		return "mixture (exact)"
+	}
+	return "q = p·b/m (paper)"
+}
+
+// TrainConfig configures Selective DP-SGD (Algorithm 3; P = 1 without stable data is expert-level DP-SGD,
+// Algorithm 4) or the non-private baseline.
+type TrainConfig struct {
+	Learner LearnerConfig
+	// P is the probability that a step is an expert-level DP-SGD step on D_unst; otherwise it is a plain
+	// step on a uniform batch of Batch transitions from D_stable.
+	P     float64
+	Batch int // b: experts are Poisson-sampled at rate b/m; the stable batch size
+	// NoiseMultiplier is s: noise N(0, s²C²) per coordinate on the sum of clipped gradients. 0 calibrates
+	// it so that MaxSteps steps spend exactly (ε2, δ2): the reduced-compute analogue of the paper's "train
+	// until the budget is spent", which at the paper's s runs to 10⁵–10⁶ steps.
+	NoiseMultiplier float64
+	Clip            float64 // C, 1 by default
+	Epsilon, Delta  float64 // (ε2, δ2) the DP-SGD steps may spend
+	Accounting      Accounting
+	// MaxSteps caps the number of steps (the accountant's budget can run to millions; ALGORITHMS.md
+	// proposes 10⁶). With P = 0 or NonPrivate it is the number of steps.
+	MaxSteps int
+	// NonPrivate trains on uniform batches from the whole log without clipping or noise (the baseline the
+	// paper normalises by).
+	NonPrivate   bool
+	EvalEpisodes int // evaluation episodes, one at each of as many checkpoints over the last fifth (10)
+	Seed         uint64
+
+	batchHook func(private bool, trajs []int) // tests: the trajectories of each batch's transitions
+}
+
+// TrainResult is what a training run did and how well the learned policy performs.
+type TrainResult struct {
+	Steps, PrivateSteps, StableSteps int
+	// BudgetSteps is the number of steps the accountant allows within (ε2, δ2) (MaxSteps if it allows more).
+	BudgetSteps int
+	// Epsilon is ε2 at δ2 for the steps run, under the configured accounting (0 without private steps).
+	Epsilon float64
+	// NoiseMultiplier is s as used (calibrated when the configuration left it 0).
+	NoiseMultiplier float64
+	Returns         []float64 // evaluation returns (unscaled)
+	Return          float64   // their mean
+}
+
+// ErrNoStableData is returned when a configuration needs D_stable and it is empty (the paper's "inf" in
+// Table 2).
+var ErrNoStableData = errors.New("expertdp: D_stable is empty, so training on stable data alone is impossible")
+
+// segSampler draws transitions uniformly from a list of segments.
+type segSampler struct {
+	segs []Segment
+	cum  []int
+}
+
+func (s *segSampler) add(g Segment) {
+	if g.To <= g.From {
+		return
+	}
+	s.segs = append(s.segs, g)
+	s.cum = append(s.cum, s.total()+g.To-g.From)
+}
+
+func (s *segSampler) total() int {
+	if len(s.cum) == 0 {
+		return 0
+	}
+	return s.cum[len(s.cum)-1]
+}
+
+func (s *segSampler) sample(rng *rand.Rand) [2]int {
+	u := rng.IntN(s.total())
+	i := sort.SearchInts(s.cum, u+1)
+	lo := 0
+	if i > 0 {
+		lo = s.cum[i-1]
+	}
+	g := s.segs[i]
+	return [2]int{g.Traj, g.From + u - lo}
+}
+
+func (c *TrainConfig) validate(m int) error {
+	if c.Clip == 0 {
+		c.Clip = 1
+	}
+	if c.EvalEpisodes == 0 {
+		c.EvalEpisodes = 10
+	}
+	switch {
+	case c.MaxSteps < 1:
+		return fmt.Errorf("expertdp: MaxSteps = %d is outside the allowed range [1, ∞)", c.MaxSteps)
+	case c.Batch < 1 || c.Batch > m:
+		return fmt.Errorf("expertdp: Batch = %d is outside the allowed range [1, %d] (the number of experts)", c.Batch, m)
+	case c.EvalEpisodes < 1:
+		return fmt.Errorf("expertdp: EvalEpisodes = %d is outside the allowed range [1, ∞)", c.EvalEpisodes)
+	case c.NonPrivate:
+		return nil
+	case !(c.P >= 0 && c.P <= 1):
+		return fmt.Errorf("expertdp: P = %v is outside the allowed range [0, 1]", c.P)
+	case c.P == 0:
+		return nil
+	case !(c.Epsilon > 0) || math.IsInf(c.Epsilon, 0):
+		return &mechanisms.ParamError{Param: "epsilon2", Value: c.Epsilon, Allowed: "(0, ∞)"}
+	case !(c.Delta > 0 && c.Delta < 1):
+		return &mechanisms.ParamError{Param: "delta2", Value: c.Delta, Allowed: "(0, 1)"}
+	case !(c.NoiseMultiplier >= 0) || math.IsInf(c.NoiseMultiplier, 0):
+		return &mechanisms.ParamError{Param: "noise multiplier s", Value: c.NoiseMultiplier, Allowed: "(0, ∞), or 0 to calibrate"}
+	case !(c.Clip > 0) || math.IsInf(c.Clip, 0):
+		return &mechanisms.ParamError{Param: "clip C", Value: c.Clip, Allowed: "(0, ∞)"}
+	}
+	return nil
+}
+
+// StepEvent is one Selective DP-SGD step as the accounting sees it, for m experts.
+func (c TrainConfig) StepEvent(m int) mechanisms.Event {
+	g := mechanisms.GaussianEvent{NoiseMultiplier: c.NoiseMultiplier}
+	q := float64(c.Batch) / float64(m)
+	if c.Accounting == AccountingMixed && c.P < 1 {
+		return mechanisms.Mixed{P: c.P, Event: mechanisms.PoissonSampled{Q: q, Event: g}}
+	}
+	return mechanisms.PoissonSampled{Q: c.P * q, Event: g}
+}
+
+// newPLD is the accountant of this package: PLD on a 10⁻³ grid. Its discretisation is pessimistic at any
+// width, so the coarser grid (ten times faster than the default) only loosens ε slightly.
+func newPLD() (mechanisms.Accountant, error) {
+	return mechanisms.NewPLDAccountant(mechanisms.PLDParams{Discretization: 1e-3})
+}
+
+type calibrationKey struct {
+	p, q, eps, delta float64
+	acc              Accounting
+	steps            int
+}
+
+var (
+	calibrationMu    sync.Mutex
+	calibrationCache = map[calibrationKey]float64{}
+)
+
+// CalibrateNoise returns the smallest s (to 10⁻³ relative) with which steps steps spend at most
+// (ε2, δ2) for m experts. Results are cached, since experiments repeat configurations over seeds.
+func (c TrainConfig) CalibrateNoise(m, steps int) (float64, error) {
+	key := calibrationKey{c.P, float64(c.Batch) / float64(m), c.Epsilon, c.Delta, c.Accounting, steps}
+	calibrationMu.Lock()
+	s, ok := calibrationCache[key]
+	calibrationMu.Unlock()
+	if ok {
+		return s, nil
+	}
+	s, err := mechanisms.CalibrateNoise(c.Epsilon, 0.3, 1000, func(z float64) (float64, error) {
+		c.NoiseMultiplier = z
+		return c.SpentEpsilon(m, steps)
+	})
+	if err != nil {
+		return 0, err
+	}
+	calibrationMu.Lock()
+	calibrationCache[key] = s
+	calibrationMu.Unlock()
+	return s, nil
+}
+
+// Budget returns the number of steps (ε2, δ2) allows under the configured accounting, up to limit.
+func (c TrainConfig) Budget(m, limit int) (int, error) {
+	return mechanisms.MaxSteps(newPLD, c.StepEvent(m), c.Epsilon, c.Delta, limit)
+}
+
+// SpentEpsilon is ε at δ2 after steps steps.
+func (c TrainConfig) SpentEpsilon(m, steps int) (float64, error) {
+	a, _ := newPLD()
+	if err := a.Compose(c.StepEvent(m), steps); err != nil {
+		return 0, err
+	}
+	return a.Epsilon(c.Delta)
+}
+
+// Train runs Selective DP-SGD on the release rel of the log data (rel nil: no stable data, every
+// trajectory unstable), or the non-private baseline, and evaluates the learned policy on the domain's
+// default environment. Private steps Poisson-sample experts at rate b/m and take one uniformly chosen
+// unstable transition from each sampled expert (Algorithm 4), so an expert's data enters a step only through
+// one clipped gradient; the sum gets N(0, s²C²) noise and is divided by b.
+func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, error) {
+	if data == nil || len(data.Trajs) == 0 {
+		return nil, fmt.Errorf("expertdp: empty dataset: no trajectories")
+	}
+	if data.ObsDim != d.ObsDim || data.NumActions != d.NumActions {
+		return nil, fmt.Errorf("expertdp: the log's obs_dim %d and num_actions %d do not match %s's %d and %d",
+			data.ObsDim, data.NumActions, d.Name, d.ObsDim, d.NumActions)
+	}
+	m := data.Experts
+	if err := cfg.validate(m); err != nil {
+		return nil, err
+	}
+	var all, stable segSampler
+	perExpert := make([]segSampler, m)
+	if cfg.NonPrivate {
+		for i, t := range data.Trajs {
+			all.add(Segment{i, 0, t.Len()})
+		}
+	} else if rel == nil {
+		for i, t := range data.Trajs {
+			perExpert[t.Expert].add(Segment{i, 0, t.Len()})
+		}
+	} else {
+		for _, g := range rel.Stable {
+			stable.add(g)
+		}
+		for _, g := range rel.Unstable {
+			perExpert[data.Trajs[g.Traj].Expert].add(g)
+		}
+	}
+	if !cfg.NonPrivate && cfg.P == 0 && stable.total() == 0 {
+		return nil, ErrNoStableData
+	}
+	res := &TrainResult{Steps: cfg.MaxSteps, BudgetSteps: cfg.MaxSteps}
+	private := !cfg.NonPrivate && cfg.P > 0
+	if private && cfg.NoiseMultiplier == 0 {
+		s, err := cfg.CalibrateNoise(m, cfg.MaxSteps)
+		if err != nil {
+			return nil, err
+		}
+		cfg.NoiseMultiplier = s
+	}
+	res.NoiseMultiplier = cfg.NoiseMultiplier
+	if private {
+		n, err := cfg.Budget(m, cfg.MaxSteps)
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("expertdp: not even one step fits (ε2, δ2) = (%g, %g) with s = %g, q = %g", cfg.Epsilon, cfg.Delta, cfg.NoiseMultiplier, cfg.P*float64(cfg.Batch)/float64(m))
+		}
+		res.BudgetSteps, res.Steps = n, n
+	}
+	maxBatch := cfg.Batch
+	if private {
+		// A Poisson batch exceeds b rarely; m bounds it.
+		maxBatch = min(m, cfg.Batch+8*int(math.Sqrt(float64(cfg.Batch)))+16)
+	}
+	l, err := NewLearner(d, cfg.Learner, maxBatch, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 1))
+	noise := rand.New(rand.NewPCG(cfg.Seed, 2))
+	evalRng := rand.New(rand.NewPCG(cfg.Seed, 3))
+	b := newBatch(maxBatch, d.ObsDim)
+	q := float64(cfg.Batch) / float64(m)
+	dp := nn.DPSGDConfig{Clip: cfg.Clip, NoiseMultiplier: cfg.NoiseMultiplier}
+	last := res.Steps / 5
+	evalAt := map[int]bool{}
+	for k := range cfg.EvalEpisodes {
+		evalAt[res.Steps-1-k*last/cfg.EvalEpisodes] = true
+	}
+	out := make([]float64, 2*d.NumActions)
+	for step := range res.Steps {
+		switch {
+		case cfg.NonPrivate:
+			for range cfg.Batch {
+				b.put(data, all.sample(rng), d)
+			}
+			l.plainStep(b)
+		case rng.Float64() < cfg.P:
+			for e := range m {
+				if rng.Float64() < q && perExpert[e].total() > 0 && b.n < maxBatch {
+					b.put(data, perExpert[e].sample(rng), d)
+				}
+			}
+			b.private = true
+			l.privateStep(b, dp, cfg.Batch, noise)
+			res.PrivateSteps++
+		case stable.total() > 0:
+			for range cfg.Batch {
+				b.put(data, stable.sample(rng), d)
+			}
+			l.plainStep(b)
+			res.StableSteps++
+		}
+		if cfg.batchHook != nil {
+			cfg.batchHook(b.private, b.traj[:b.n])
+		}
+		b.n, b.private = 0, false
+		if evalAt[step] {
+			r, err := l.evaluate(evalRng, out)
+			if err != nil {
+				return nil, err
+			}
+			res.Returns = append(res.Returns, r)
+		}
+	}
+	for _, r := range res.Returns {
+		res.Return += r / float64(len(res.Returns))
+	}
+	if private {
+		if res.Epsilon, err = cfg.SpentEpsilon(m, res.Steps); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// put appends transition (traj, step) of data to the batch.
+func (b *batch) put(data *Data, at [2]int, d *Domain) {
+	t := &data.Trajs[at[0]]
+	j, k := at[1], b.n
+	d.normalize(t.Obs[j*b.dim:(j+1)*b.dim], b.s[k*b.dim:(k+1)*b.dim])
+	d.normalize(t.Obs[(j+1)*b.dim:(j+2)*b.dim], b.s2[k*b.dim:(k+1)*b.dim])
+	b.a[k] = t.Actions[j]
+	b.r[k] = t.Rewards[j] * d.RewardScale
+	b.term[k] = j == t.Len()-1 && t.Terminated
+	b.traj[k] = at[0]
+	b.n++
+}
+
+func (l *Learner) plainStep(b *batch) {
+	l.backward(b)
+	l.ws.Gradient(l.Net, nil, l.grads)
+	l.grads.Scale(1 / float64(b.n))
+	l.update()
+}
+
+// privateStep is Algorithm 4's update: clipped per-example gradients, summed, plus N(0, s²C²), over b.
+func (l *Learner) privateStep(b *batch, dp nn.DPSGDConfig, expected int, noise *rand.Rand) {
+	if b.n == 0 {
+		std := dp.NoiseMultiplier * dp.Clip / float64(expected)
+		l.grads.Each(func(g []float64) {
+			for i := range g {
+				g[i] = std * noise.NormFloat64()
+			}
+		})
+	} else {
+		l.backward(b)
+		l.ws.PrivateGradient(l.Net, dp, noise, l.grads, l.norms)
+		l.grads.Scale(float64(b.n) / float64(expected)) // PrivateGradient divides by the batch; Algorithm 4 by b
+	}
+	l.update()
+}
+
+// evaluate runs one greedy episode on the default environment and returns its undiscounted return.
+func (l *Learner) evaluate(rng *rand.Rand, out []float64) (float64, error) {
+	return episodeReturn(l.dom.Env(l.dom.Default, l.dom.EvalLen), rng, func(obs []float64) int { return l.Act(obs, out) })
+}
+
+// episodeReturn runs one episode of env under act and returns its undiscounted return.
+func episodeReturn(env envs.Env, rng *rand.Rand, act func([]float64) int) (float64, error) {
+	obs, err := env.Reset(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	if err != nil {
+		return 0, err
+	}
+	total := 0.0
+	for {
+		r, err := env.Step(act(obs))
+		if err != nil {
+			return 0, err
+		}
+		total += r.Reward
+		obs = r.Obs
+		if r.Terminated || r.Truncated {
+			return total, nil
+		}
+	}
+}
