@@ -107,7 +107,7 @@ func NewSetup(env string, cfg SetupConfig) (*Setup, error) {
 		}
 		total := 0.0
 		for range cfg.RefEpisodes {
-			r, err := episodeReturn(env, rng, act)
+			r, err := episodeReturn(env, rand.NewPCG(rng.Uint64(), rng.Uint64()), act)
 			if err != nil {
 				return 0, err
 			}

@@ -383,21 +383,11 @@ func cmpFloat(a, b float64) int {
 func (d *Domain) returnOf(env envs.Env, p []float64, seeds []uint64) (float64, error) {
 	total := 0.0
 	for _, s := range seeds {
-		obs, err := env.Reset(rand.NewPCG(s, 1))
+		r, err := episodeReturn(env, rand.NewPCG(s, 1), func(obs []float64) int { return d.act(p, obs) })
 		if err != nil {
 			return 0, err
 		}
-		for {
-			r, err := env.Step(d.act(p, obs))
-			if err != nil {
-				return 0, err
-			}
-			total += r.Reward
-			obs = r.Obs
-			if r.Terminated || r.Truncated {
-				break
-			}
-		}
+		total += r
 	}
 	return total / float64(len(seeds)), nil
 }

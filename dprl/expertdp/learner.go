@@ -86,13 +86,12 @@ type batch struct {
 	term    []bool
 	traj    []int // the trajectory each transition came from
 	n, dim  int
-	maxSize int
 	private bool
 }
 
 func newBatch(maxSize, dim int) *batch {
 	return &batch{s: make([]float64, maxSize*dim), s2: make([]float64, maxSize*dim), a: make([]int, maxSize),
-		r: make([]float64, maxSize), term: make([]bool, maxSize), traj: make([]int, maxSize), dim: dim, maxSize: maxSize}
+		r: make([]float64, maxSize), term: make([]bool, maxSize), traj: make([]int, maxSize), dim: dim}
 }
 
 // Learner is an offline Q-learner (CQL or BCQ) on one domain: an MLP with |A| outputs (CQL) or 2|A| (BCQ:

@@ -227,14 +227,23 @@ func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {
 }
 
 func checkData(data *Data, e *Experts) error {
+	if err := checkLog(data, e.Domain); err != nil {
+		return err
+	}
+	if data.Experts != e.Len() {
+		return fmt.Errorf("expertdp: the log has %d experts, the expert set %d", data.Experts, e.Len())
+	}
+	return nil
+}
+
+// checkLog checks that the log is not empty and is of domain d's dimensions.
+func checkLog(data *Data, d *Domain) error {
 	switch {
 	case data == nil || len(data.Trajs) == 0:
 		return fmt.Errorf("expertdp: empty dataset: no trajectories")
-	case data.Experts != e.Len():
-		return fmt.Errorf("expertdp: the log has %d experts, the expert set %d", data.Experts, e.Len())
-	case data.ObsDim != e.Domain.ObsDim || data.NumActions != e.Domain.NumActions:
+	case data.ObsDim != d.ObsDim || data.NumActions != d.NumActions:
 		return fmt.Errorf("expertdp: the log's obs_dim %d and num_actions %d do not match %s's %d and %d",
-			data.ObsDim, data.NumActions, e.Domain.Name, e.Domain.ObsDim, e.Domain.NumActions)
+			data.ObsDim, data.NumActions, d.Name, d.ObsDim, d.NumActions)
 	}
 	return nil
 }

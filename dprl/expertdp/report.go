@@ -144,6 +144,22 @@ func Fraction(all []Outcome, o Outcome) float64 {
 	return o.Normalized / (sum / float64(n))
 }
 
+// MeanFraction is the mean Fraction of the outcomes keep selects, skipping jobs that did not train (NaN if
+// none did).
+func MeanFraction(all []Outcome, keep func(Outcome) bool) float64 {
+	sum, n := 0.0, 0
+	for _, o := range all {
+		if keep(o) && !math.IsNaN(o.Normalized) {
+			sum += Fraction(all, o)
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
 // Select returns the outcomes that keep says.
 func Select(all []Outcome, keep func(Outcome) bool) []Outcome {
 	var out []Outcome
@@ -228,70 +244,32 @@ func Summary(all, sel []Outcome) [][]string {
 	var rows [][]string
 	for _, k := range keys {
 		g := groups[k]
-		var fr, nr, st, steps, s, e2 []float64
+		// One row per seed: fraction, normalised return, |D_stable|, private steps, s, ε2 spent.
+		var per [][]float64
 		note := ""
 		for _, o := range g {
-			fr = append(fr, Fraction(all, o))
-			nr = append(nr, o.Normalized)
-			st = append(st, float64(o.Stable))
-			steps = append(steps, float64(o.Private))
-			s = append(s, o.S)
-			e2 = append(e2, o.Eps2)
+			per = append(per, []float64{Fraction(all, o), o.Normalized, float64(o.Stable), float64(o.Private), o.S, o.Eps2})
 			if o.Note != "" {
 				note = o.Note
 			}
 		}
-		mu, sd := meanStd(fr)
-		nmu, nsd := meanStd(nr)
-		split := "—"
+		mu, sd, _ := figure.MeanStd(per)
+		split, p := "—", "—"
 		if k.method == Ours {
-			split = fmt.Sprintf("ε1 = %.3g, ε2 = %.3g", k.e1, g[0].Split.Eps2)
+			split, p = fmt.Sprintf("ε1 = %.3g, ε2 = %.3g", k.e1, g[0].Split.Eps2), fmt.Sprint(k.p)
 		}
-		p := "—"
-		if k.method == Ours {
-			p = fmt.Sprint(k.p)
-		}
-		val, norm := fmt.Sprintf("%.2f ± %.2f", mu, sd), fmt.Sprintf("%.2f ± %.2f", nmu, nsd)
+		val, norm := fmt.Sprintf("%.2f ± %.2f", mu[0], sd[0]), fmt.Sprintf("%.2f ± %.2f", mu[1], sd[1])
 		if note != "" {
 			val, norm = "— ("+note+")", "—"
 		}
 		rows = append(rows, []string{k.env, k.alg.String(), k.method.String(), fmt.Sprint(k.eps), split, p,
-			fmt.Sprintf("%.0f", mean1(st)), fmt.Sprintf("%.0f", mean1(steps)), fmt.Sprintf("%.3g", mean1(s)), fmt.Sprintf("%.3g", mean1(e2)), norm, val})
+			fmt.Sprintf("%.0f", mu[2]), fmt.Sprintf("%.0f", mu[3]), fmt.Sprintf("%.3g", mu[4]), fmt.Sprintf("%.3g", mu[5]), norm, val})
 	}
 	return rows
 }
 
 // SummaryHeader names Summary's columns.
 var SummaryHeader = []string{"env", "learner", "method", "ε", "split", "p", "|D_stable|", "private steps", "s", "ε2 spent", "normalised return", "÷ non-private"}
-
-func meanStd(x []float64) (float64, float64) {
-	var fin []float64
-	for _, v := range x {
-		if !math.IsNaN(v) {
-			fin = append(fin, v)
-		}
-	}
-	if len(fin) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	mu := mean1(fin)
-	ss := 0.0
-	for _, v := range fin {
-		ss += (v - mu) * (v - mu)
-	}
-	if len(fin) > 1 {
-		ss /= float64(len(fin) - 1)
-	}
-	return mu, math.Sqrt(ss)
-}
-
-func mean1(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
-}
 
 // OutcomeTable is the tidy table of every run, for CSV export.
 func OutcomeTable(all []Outcome) *dprl.Table {

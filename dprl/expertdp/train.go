@@ -210,12 +210,8 @@ func (c TrainConfig) SpentEpsilon(m, steps int) (float64, error) {
 // unstable transition from each sampled expert (Algorithm 4), so an expert's data enters a step only through
 // one clipped gradient; the sum gets N(0, s²C²) noise and is divided by b.
 func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, error) {
-	if data == nil || len(data.Trajs) == 0 {
-		return nil, fmt.Errorf("expertdp: empty dataset: no trajectories")
-	}
-	if data.ObsDim != d.ObsDim || data.NumActions != d.NumActions {
-		return nil, fmt.Errorf("expertdp: the log's obs_dim %d and num_actions %d do not match %s's %d and %d",
-			data.ObsDim, data.NumActions, d.Name, d.ObsDim, d.NumActions)
+	if err := checkLog(data, d); err != nil {
+		return nil, err
 	}
 	m := data.Experts
 	if err := cfg.validate(m); err != nil {
@@ -244,15 +240,16 @@ func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, 
 	}
 	res := &TrainResult{Steps: cfg.MaxSteps, BudgetSteps: cfg.MaxSteps}
 	private := !cfg.NonPrivate && cfg.P > 0
-	if private && cfg.NoiseMultiplier == 0 {
+	calibrated := private && cfg.NoiseMultiplier == 0
+	if calibrated {
 		s, err := cfg.CalibrateNoise(m, cfg.MaxSteps)
 		if err != nil {
 			return nil, err
 		}
-		cfg.NoiseMultiplier = s
+		cfg.NoiseMultiplier = s // spends at most (ε2, δ2) in MaxSteps steps: the budget is the cap
 	}
 	res.NoiseMultiplier = cfg.NoiseMultiplier
-	if private {
+	if private && !calibrated {
 		n, err := cfg.Budget(m, cfg.MaxSteps)
 		if err != nil {
 			return nil, err
@@ -368,12 +365,13 @@ func (l *Learner) privateStep(b *batch, dp nn.DPSGDConfig, expected int, noise *
 
 // evaluate runs one greedy episode on the default environment and returns its undiscounted return.
 func (l *Learner) evaluate(rng *rand.Rand, out []float64) (float64, error) {
-	return episodeReturn(l.dom.Env(l.dom.Default, l.dom.EvalLen), rng, func(obs []float64) int { return l.Act(obs, out) })
+	env := l.dom.Env(l.dom.Default, l.dom.EvalLen)
+	return episodeReturn(env, rand.NewPCG(rng.Uint64(), rng.Uint64()), func(obs []float64) int { return l.Act(obs, out) })
 }
 
-// episodeReturn runs one episode of env under act and returns its undiscounted return.
-func episodeReturn(env envs.Env, rng *rand.Rand, act func([]float64) int) (float64, error) {
-	obs, err := env.Reset(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+// episodeReturn runs one episode of env, reset from src, under act and returns its undiscounted return.
+func episodeReturn(env envs.Env, src rand.Source, act func([]float64) int) (float64, error) {
+	obs, err := env.Reset(src)
 	if err != nil {
 		return 0, err
 	}
