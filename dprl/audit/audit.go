@@ -202,3 +202,23 @@ func lowerIndex(a []float64, t float64) int {
 	i, _ := slices.BinarySearch(a, t)
 	return i
 }
+
+// Projected is the procedure whose statistic is the projection of a vector release on dir (e.g. the
+// difference of the non-private estimates on the two inputs): the natural test for an estimator released
+// with noise.
+func Projected(name string, dir []float64, release func(neighbour int, src rand.Source) ([]float64, error)) Procedure {
+	return Procedure{Name: name, Run: func(nb int, src rand.Source) (float64, error) {
+		x, err := release(nb, src)
+		if err != nil {
+			return 0, err
+		}
+		if len(x) != len(dir) {
+			return 0, fmt.Errorf("audit: release has dimension %d, direction %d: mismatched dimensions", len(x), len(dir))
+		}
+		s := 0.0
+		for i, v := range x {
+			s += v * dir[i]
+		}
+		return s, nil
+	}}
+}

@@ -1,11 +1,14 @@
 package audit
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"dprl/dprl"
 	"dprl/dprl/expertdp"
 	"dprl/dprl/nn"
 	"dprl/mechanisms"
@@ -19,6 +22,59 @@ type Case struct {
 	Epsilon, Delta float64
 	Neighbours     string // the neighbouring relation audited
 	Break          string // what the broken variant gets wrong
+	// PairEpsilon is the exact ε(δ) of the valid variant on the audited pair of inputs where it has a closed
+	// form (0: not computed). No test can show more: an audit above it is a bug in the auditor.
+	PairEpsilon float64
+}
+
+// Catalog is every audit case, in the order of the notebook's table.
+func Catalog() []Case {
+	return []Case{GaussianCase(), LaplaceCase(), SVTCase(), OUCase(), DPSGDCase(), DPLSWCase(1), GPOPEStepCase(),
+		GPOPERunCase(), DataReleaseCase()}
+}
+
+// CaseResult is the audit of a case's valid and broken variants.
+type CaseResult struct {
+	Case          Case
+	Valid, Broken *Result
+}
+
+// AuditCatalog audits both variants of every case with cfg (its Delta is replaced by each case's δ; the
+// broken variant uses Seed + 1); progress sees every run.
+func AuditCatalog(cases []Case, cfg Config, progress dprl.Progress) ([]CaseResult, error) {
+	out := make([]CaseResult, len(cases))
+	for i, c := range cases {
+		cfg.Delta = c.Delta
+		v, err := Run(c.Valid, cfg, progress)
+		if err != nil {
+			return nil, fmt.Errorf("audit: %s: %w", c.Name, err)
+		}
+		b := cfg
+		b.Seed++
+		br, err := Run(c.Broken, b, progress)
+		if err != nil {
+			return nil, fmt.Errorf("audit: %s (broken): %w", c.Name, err)
+		}
+		out[i] = CaseResult{Case: c, Valid: v, Broken: br}
+	}
+	return out, nil
+}
+
+// CatalogTable is the audit table: claimed (ε, δ), the pair's exact ε where known, the audited lower bounds of
+// the valid and broken variants at the stated confidence, whether the broken one was caught, runs and time.
+func CatalogTable(rs []CaseResult) *dprl.Table {
+	t := &dprl.Table{Columns: []string{"mechanism", "neighbours", "claimed ε", "δ", "exact ε of the pair", "audited ε ≥ (valid)",
+		"broken variant", "audited ε ≥ (broken)", "caught", "runs", "time"}}
+	for _, r := range rs {
+		pair := "—"
+		if r.Case.PairEpsilon > 0 {
+			pair = fmt.Sprintf("%.3f", r.Case.PairEpsilon)
+		}
+		t.Add(r.Case.Name, r.Case.Neighbours, r.Case.Epsilon, r.Case.Delta, pair, fmt.Sprintf("%.3f", r.Valid.EpsilonLower),
+			r.Case.Break, fmt.Sprintf("%.3f", r.Broken.EpsilonLower), r.Broken.EpsilonLower > r.Case.Epsilon,
+			r.Valid.Runs+r.Broken.Runs, (r.Valid.Elapsed + r.Broken.Elapsed).Round(time.Millisecond).String())
+	}
+	return t
 }
 
 // SVTCase audits AboveThreshold (ε = 1, Δ = 1, threshold 0) on ten queries: input 0 asks queries of value 0,
@@ -53,7 +109,7 @@ func GaussianCase() Case {
 		}}
 	}
 	return Case{Name: "analytic Gaussian", Valid: run(sigma), Broken: run(sigma / 10), Epsilon: 1, Delta: 1e-5,
-		Neighbours: "query values differ by ≤ 1", Break: "σ × 0.1"}
+		Neighbours: "query values differ by ≤ 1", Break: "σ × 0.1", PairEpsilon: gdpEpsilon(1/sigma, 1e-5)}
 }
 
 // LaplaceCase audits the Laplace mechanism at ε = 1 on a sensitivity-1 query; the broken variant has a tenth
@@ -69,7 +125,7 @@ func LaplaceCase() Case {
 		}}
 	}
 	return Case{Name: "Laplace", Valid: run(1), Broken: run(0.1), Epsilon: 1, Delta: 0,
-		Neighbours: "query values differ by ≤ 1", Break: "scale × 0.1"}
+		Neighbours: "query values differ by ≤ 1", Break: "scale × 0.1", PairEpsilon: 1}
 }
 
 // OUCase audits the functional mechanism of Wang & Hegde (Prop. 4): a released function f + g with g an OU
@@ -221,4 +277,13 @@ func DataReleaseCase() Case {
 	}}
 	return Case{Name: "DataRelease (one SVT round)", Valid: valid, Broken: broken, Epsilon: c.EpsPrime, Delta: 0,
 		Neighbours: "expert sets differing in one expert (all of whose actions match τ)", Break: "Laplace noise × 0.1"}
+}
+
+// gdpEpsilon is the ε(δ) of a Gaussian pair with means μ apart in units of σ.
+func gdpEpsilon(mu, delta float64) float64 {
+	e, err := mechanisms.GDPEpsilon(mu, delta)
+	if err != nil {
+		panic(err)
+	}
+	return e
 }

@@ -257,6 +257,9 @@ type GPOPEConfig struct {
 	Src        rand.Source
 	// Trace, if set, sees the norm of every step's gradient before clipping (e.g. to count clipped steps).
 	Trace func(t int, gradNorm float64)
+	// Iterate, if set, sees the iterate x_{t+1} = [θ; w] after every step (the privacy accounting covers
+	// every iterate; auditing uses this). The slices are reused: copy what you keep.
+	Iterate func(t int, theta, w []float64)
 }
 
 // Gradient writes the stacked primal–dual gradient of one trajectory at x = [θ; w] into g (length 2d):
@@ -327,6 +330,9 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 		}
 		if math.IsNaN(theta[0]) || math.IsInf(theta[0], 0) {
 			return nil, fmt.Errorf("policyeval: GPOPE diverged at iteration %d (step size too large)", t)
+		}
+		if cfg.Iterate != nil {
+			cfg.Iterate(t, theta, w)
 		}
 	}
 	return theta, nil

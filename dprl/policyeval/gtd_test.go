@@ -165,3 +165,26 @@ func TestHeuristicPoliciesAndTuning(t *testing.T) {
 		t.Errorf("best %g, MSPBE %v, err %v", best, vals, err)
 	}
 }
+
+// TestGPOPEIterate: the hook sees every iterate, the last one being the returned θ, and moves by the noisy
+// gradient step.
+func TestGPOPEIterate(t *testing.T) {
+	tr := []FeatureTrajectory{{Phi: [][]float64{{1}, {0}}, Rho: []float64{1}, R: []float64{1}}}
+	var steps int
+	var last, w1 float64
+	theta, err := GPOPE(tr, GPOPEConfig{Gamma: 0.9, Iterations: 5, Step: Constant(0.5), Clip: 10, Sigma: 0, Src: rand.NewPCG(1, 1),
+		Iterate: func(t int, th, w []float64) {
+			steps++
+			last = th[0]
+			if t == 0 {
+				w1 = w[0]
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// from x = 0 the gradient is [0; −r] = [0; −1]: w_1 = 0.5
+	if steps != 5 || last != theta[0] || w1 != 0.5 {
+		t.Errorf("steps %d, last θ %g vs %g, w_1 = %g (want 0.5)", steps, last, theta[0], w1)
+	}
+}
