@@ -233,26 +233,32 @@ func discretize(pr profile, h float64) *pmf {
 
 // compose returns the distribution of the sum of k independent draws from d convolved with acc, truncating
 // tails of at most tail mass each.
-func compose(acc, d *pmf, k int, tail float64) *pmf {
+func compose(acc, d *pmf, k int, tail float64) (*pmf, error) {
 	if k == 0 {
-		return acc
+		return acc, nil
 	}
-	self := selfCompose(d, k, tail)
+	self, err := selfCompose(d, k, tail)
+	if err != nil {
+		return nil, err
+	}
 	if len(acc.p) == 1 && acc.lo == 0 && acc.inf == 0 {
-		return self
+		return self, nil
 	}
 	return convolve(acc, self, tail)
 }
 
 // selfCompose returns the k-fold self-convolution of d, computed in the frequency domain over a window
 // [L, U] of the sum that Chernoff bounds show to hold all but 2·tail of its mass.
-func selfCompose(d *pmf, k int, tail float64) *pmf {
+func selfCompose(d *pmf, k int, tail float64) (*pmf, error) {
 	if k == 1 {
-		return d
+		return d, nil
 	}
 	L, U := chernoffWindow(d, k, tail)
 	n := U - L + 1
-	size := fftSize(max(n, len(d.p)))
+	size, err := fftSize(max(n, len(d.p)))
+	if err != nil {
+		return nil, err
+	}
 	fft := fourier.NewFFT(size)
 	seq := make([]float64, size)
 	copy(seq, d.p)
@@ -284,7 +290,7 @@ func selfCompose(d *pmf, k int, tail float64) *pmf {
 	if deficit := totalFinite - tail - sum; deficit > 0 {
 		out.p[0] += deficit // the lower tail below L, moved up onto L
 	}
-	return truncate(out, tail)
+	return truncate(out, tail), nil
 }
 
 // chernoffWindow returns global indices L ≤ U such that the k-fold sum of d (conditioned on finite losses)
@@ -352,9 +358,12 @@ func chernoffWindow(d *pmf, k int, tail float64) (L, U int) {
 }
 
 // convolve returns a ⊛ b, truncated.
-func convolve(a, b *pmf, tail float64) *pmf {
+func convolve(a, b *pmf, tail float64) (*pmf, error) {
 	n := len(a.p) + len(b.p) - 1
-	size := fftSize(n)
+	size, err := fftSize(n)
+	if err != nil {
+		return nil, err
+	}
 	fft := fourier.NewFFT(size)
 	sa, sb := make([]float64, size), make([]float64, size)
 	copy(sa, a.p)
@@ -369,7 +378,7 @@ func convolve(a, b *pmf, tail float64) *pmf {
 	for i := range out.p {
 		out.p[i] = math.Max(sa[i]/float64(size), 0)
 	}
-	return truncate(out, tail)
+	return truncate(out, tail), nil
 }
 
 // truncate drops leading and trailing masses of at most tail in total at each end: the upper ones to +∞,
@@ -390,22 +399,35 @@ func truncate(d *pmf, tail float64) *pmf {
 	return out
 }
 
-// fftSize is the smallest 2^a·3^b·5^c ≥ n (sizes gonum's FFT handles fast).
-func fftSize(n int) int {
-	best := 1
+// maxPLDPoints caps a privacy-loss grid: 2²³ points (a few hundred MB of FFT buffers).
+const maxPLDPoints = 1 << 23
+
+// fftSize is the smallest 2^a·3^b·5^c ≥ n (sizes gonum's FFT handles fast) that gonum's FFT can factor: its
+// fftpack keeps at most 13 factors (fours first, then a two, threes and fives). Grids beyond maxPLDPoints are
+// an error: the privacy loss is too spread for the discretisation (noise far too small, or h too fine).
+func fftSize(n int) (int, error) {
+	if n > maxPLDPoints {
+		return 0, fmt.Errorf("mechanisms: the PLD grid needs %d points, more than the limit %d: the privacy loss is too spread for Discretization h (more noise, or a coarser h)", n, maxPLDPoints)
+	}
+	factors := func(a, b, c int) int { return a/2 + a%2 + b + c }
+	best, a2 := 1, 0
 	for best < n {
 		best *= 2
+		a2++
 	}
-	for p5 := 1; p5 < best; p5 *= 5 {
-		for p35 := p5; p35 < best; p35 *= 3 {
-			s := p35
+	for p5, c := 1, 0; p5 < best; p5, c = p5*5, c+1 {
+		for p35, b := p5, 0; p35 < best; p35, b = p35*3, b+1 {
+			s, a := p35, 0
 			for s < n {
 				s *= 2
+				a++
 			}
-			best = min(best, s)
+			if s < best && factors(a, b, c) <= 13 {
+				best = s
+			}
 		}
 	}
-	return best
+	return best, nil
 }
 
 // Compose records count runs of e.
@@ -418,8 +440,15 @@ func (a *PLDAccountant) Compose(e Event, count int) error {
 		return err
 	}
 	h := a.p.Discretization
-	a.remove = compose(a.remove, discretize(r, h), count, a.p.TailMass)
-	a.add = compose(a.add, discretize(d, h), count, a.p.TailMass)
+	remove, err := compose(a.remove, discretize(r, h), count, a.p.TailMass)
+	if err != nil {
+		return err
+	}
+	add, err := compose(a.add, discretize(d, h), count, a.p.TailMass)
+	if err != nil {
+		return err
+	}
+	a.remove, a.add = remove, add
 	a.history = append(a.history, fmt.Sprintf("%d × %v", count, e))
 	return nil
 }

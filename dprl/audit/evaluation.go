@@ -141,7 +141,7 @@ func gpopeCase(name string, n, T int, eps float64) Case {
 		}}
 	}
 	c := Case{Name: name, Valid: run(clip), Broken: run(1e300), Epsilon: eps, Delta: delta,
-		Neighbours: fmt.Sprintf("%d trajectories, one replaced (gradients ±C after clipping)", n), Break: "clipping skipped"}
+		Neighbours: fmt.Sprintf("n = %d trajectories, one replaced (clipped gradients ±C)", n), Break: "clipping skipped"}
 	if n == 1 && T == 1 {
 		c.PairEpsilon = gdpEpsilon(2*clip/sigma, delta) // one Gaussian release, means 2C apart
 	}

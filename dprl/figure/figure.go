@@ -64,6 +64,8 @@ type Options struct {
 	Band                  Band
 	// LegendBottom puts the legend in the lower right corner (default: upper right), for curves that rise.
 	LegendBottom bool
+	// LegendLeft moves the legend to the left side.
+	LegendLeft bool
 }
 
 // MeanStd returns, for each point i, the mean and sample standard deviation of trials[t][i] over the trials
@@ -119,6 +121,7 @@ func Curves(opt Options, series ...Series) (*plot.Plot, error) {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, LogTicks{}
 	}
 	p.Legend.Top = !opt.LegendBottom
+	p.Legend.Left = opt.LegendLeft
 	drawn := 0
 	for k, s := range series {
 		if len(s.Y) == 0 {

@@ -1,0 +1,151 @@
+package accounting
+
+import (
+	"math"
+	"strconv"
+	"testing"
+
+	"dprl/dprl"
+	"dprl/dprl/figure"
+	"dprl/dprl/fnq"
+)
+
+// cell reads a numeric table cell.
+func cell(t *testing.T, tab *dprl.Table, row int, col string) float64 {
+	t.Helper()
+	for j, c := range tab.Columns {
+		if c == col {
+			v, err := strconv.ParseFloat(tab.Rows[row][j], 64)
+			if err != nil {
+				t.Fatalf("%s row %d: %v", col, row, err)
+			}
+			return v
+		}
+	}
+	t.Fatalf("no column %q", col)
+	return 0
+}
+
+func near(t *testing.T, what string, got, want, rel float64) {
+	t.Helper()
+	if !(math.Abs(got-want) <= rel*math.Abs(want)) {
+		t.Errorf("%s = %g, want %g (±%g%%)", what, got, want, 100*rel)
+	}
+}
+
+// TestMethodOrdering: on a DP-SGD workload the exact PLD is the smallest ε, RDP's improved conversion beats
+// the moments accountant's tail bound, Lemma 3's closed form is looser still, and composing per-step
+// guarantees (advanced, optimal) is the loosest, with optimal composition below advanced.
+func TestMethodOrdering(t *testing.T) {
+	for _, T := range []int{10, 1000} {
+		w := Workload{Q: 0.01, Z: 1.1, Steps: T, N: 10000}
+		e := map[Method]float64{}
+		for _, m := range Methods {
+			v, err := Epsilon(m, w, 1e-5)
+			if err != nil {
+				t.Fatalf("T = %d, %v: %v", T, m, err)
+			}
+			e[m] = v
+		}
+		t.Logf("T = %d: %v", T, e)
+		if !(e[PLD] < e[RDP] && e[RDP] < e[MomentsAccountant] && e[MomentsAccountant] < e[MomentsLemma3]) {
+			t.Errorf("T = %d: PLD %g, RDP %g, moments %g, Lemma 3 %g out of order", T, e[PLD], e[RDP], e[MomentsAccountant], e[MomentsLemma3])
+		}
+		if !(e[OptimalComposition] <= e[AdvancedComposition] && e[RDP] < e[OptimalComposition]) {
+			t.Errorf("T = %d: optimal %g, advanced %g, RDP %g", T, e[OptimalComposition], e[AdvancedComposition], e[RDP])
+		}
+	}
+	if _, err := Epsilon(RDP, Workload{Q: 0, Z: 1, Steps: 1}, 1e-5); err == nil {
+		t.Error("q = 0 accepted")
+	}
+	if _, err := Epsilon(RDP, Workload{Q: 0.1, Z: 1, Steps: 1}, 1); err == nil {
+		t.Error("δ = 1 accepted")
+	}
+	if _, err := Epsilon(RDPWithoutReplacement, Workload{Q: 0.1, Z: 1, Steps: 1}, 1e-5); err == nil {
+		t.Error("sampling without replacement without N accepted")
+	}
+}
+
+// TestCompositionIsGDP: without sampling, k Gaussians are exactly √k/z-GDP; PLD agrees within its
+// discretisation and RDP is above.
+func TestCompositionIsGDP(t *testing.T) {
+	tab, err := CompositionTable(2, []int{1, 10, 100}, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range tab.Rows {
+		gdp := cell(t, tab, i, "μ-GDP (exact)")
+		near(t, "PLD vs GDP", cell(t, tab, i, "PLD"), gdp, 0.01)
+		if !(cell(t, tab, i, "RDP") > gdp) {
+			t.Errorf("row %d: RDP below the exact ε", i)
+		}
+	}
+}
+
+// TestNoiseForRoundTrip: the calibrated multiplier spends the target, and more data needs less noise.
+func TestNoiseForRoundTrip(t *testing.T) {
+	w := Workload{Q: 0.01, Steps: 500, N: 10000}
+	z, err := NoiseFor(RDP, w, 1, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Z = z
+	e, _ := Epsilon(RDP, w, 1e-5)
+	near(t, "ε at the calibrated z", e, 1, 1e-3)
+	cs := NoiseVsSize([]Method{RDP}, []int{1000, 10000}, 100, 5, 1, 1e-5, 2, nil)
+	if !(cs[0].Y[1] < cs[0].Y[0]) {
+		t.Errorf("z for n = 1000, 10000: %v", cs[0].Y)
+	}
+	if _, err := Plot(figure.Options{Title: "t"}, []float64{1000, 10000}, cs); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestPaperTables reproduces ALGORITHMS.md's worked examples through the tables.
+func TestPaperTables(t *testing.T) {
+	b, err := BalleTable([][2]float64{{0.1, 0.1}}, []int{39})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "Balle α", cell(t, b, 0, "α"), 122.39, 1e-3)
+	near(t, "Balle β", cell(t, b, 0, "β"), 5.953e-4, 1e-3)
+	x, err := XieTable([]XieRow{{1000, 1000, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "Xie σ", cell(t, x, 0, "σ (paper accounting)"), 1.726, 2e-3)
+	near(t, "Xie c₂", cell(t, x, 0, "implied c₂"), 16.1, 5e-3)
+	near(t, "Xie Poisson ε", cell(t, x, 0, "ε, Poisson add/remove, same σ"), 0.18, 0.03)
+	w, err := WangHegdeTable([]fnq.Calibration{{Epsilon: 0.9, Delta: 1e-4, T: 5000, B: 50, LR: 0.01, L: 1, K: 230, Actions: 2, Resets: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "Thm 5 σ", cell(t, w, 0, "σ (Thm 5)"), 22.2, 0.01)
+	near(t, "exact ε", cell(t, w, 0, "exact ε of σ (GDP)"), 0.639, 0.01)
+	s, err := SharmaTable([]SharmaRow{{"Acrobot", 10, 1.0 / 3000, 25, 200, 0.02}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "ε'", cell(t, s, 0, "ε'"), 0.120, 0.01)
+	near(t, "θ", cell(t, s, 0, "θ"), 443, 0.01)
+	near(t, "E[θ̂]", cell(t, s, 0, "E[θ̂]"), 1017, 0.01)
+	y, err := SeoYangTable([]float64{1}, 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "eq. (3)", cell(t, y, 0, "σ eq. (3)"), 5.299, 1e-3)
+	near(t, "typo", cell(t, y, 0, "σ §2.1 typo"), 668, 1e-3)
+	near(t, "analytic 2|C|", cell(t, y, 0, "analytic σ, Δ = 2|C|"), 8.449, 1e-3)
+	near(t, "100 releases", cell(t, y, 0, "ε of 100 releases, Δ = |C|"), 10.3, 0.01)
+	near(t, "10⁴ releases", cell(t, y, 0, "ε of 10⁴ releases, Δ = |C|"), 268, 0.01)
+	if p, x := cell(t, y, 0, "ε of 100 releases, Δ = 2|C|"), cell(t, y, 0, "ε of 100 releases, Δ = |C|"); !(p > x) {
+		t.Errorf("replace-one releases compose to %g, not above the paper's reading's %g", p, x)
+	}
+	g, err := GaussianTable([]float64{0.5, 2}, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Rows[0][2] != "yes" || g.Rows[1][2] == "yes" || !(cell(t, g, 0, "classic/analytic") > 1) {
+		t.Errorf("Gaussian table: %v", g.Rows)
+	}
+}

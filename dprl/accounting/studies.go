@@ -1,0 +1,132 @@
+package accounting
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/plot"
+
+	"dprl/dprl"
+	"dprl/dprl/figure"
+	"dprl/mechanisms"
+)
+
+// Curve is one method's values at the study's x values (NaN where the method failed or does not apply).
+type Curve struct {
+	Method Method
+	Y      []float64
+}
+
+// grid evaluates f for every method and x on up to workers goroutines; progress sees every point.
+func grid(methods []Method, n, workers int, progress dprl.Progress, f func(m Method, i int) (float64, error)) []Curve {
+	vals, _ := dprl.Trials(len(methods)*n, workers, 0, progress, func(k int, _ rand.Source) (float64, error) {
+		v, err := f(methods[k/n], k%n)
+		if err != nil {
+			return math.NaN(), nil // e.g. a calibration that no σ in range meets: drawn as a gap
+		}
+		return v, nil
+	})
+	out := make([]Curve, len(methods))
+	for j, m := range methods {
+		out[j] = Curve{Method: m, Y: vals[j*n : (j+1)*n]}
+	}
+	return out
+}
+
+// EpsilonVsSteps is ε at δ after each number of steps of the workload w (its Steps ignored), by every method.
+func EpsilonVsSteps(methods []Method, w Workload, steps []int, delta float64, workers int, progress dprl.Progress) []Curve {
+	return grid(methods, len(steps), workers, progress, func(m Method, i int) (float64, error) {
+		w := w
+		w.Steps = steps[i]
+		return Epsilon(m, w, delta)
+	})
+}
+
+// NoiseVsSize is the multiplier z each method needs for (eps, delta) when a dataset of n records is trained
+// for the given epochs with batches of the given expected size: q = batch/n, T = epochs·n/batch.
+func NoiseVsSize(methods []Method, sizes []int, batch, epochs int, eps, delta float64, workers int, progress dprl.Progress) []Curve {
+	return grid(methods, len(sizes), workers, progress, func(m Method, i int) (float64, error) {
+		n := sizes[i]
+		w := Workload{Q: float64(batch) / float64(n), Steps: epochs * n / batch, N: n}
+		return NoiseFor(m, w, eps, delta)
+	})
+}
+
+// Plot draws curves against xs with the labels and legend placement of opt, on log axes.
+func Plot(opt figure.Options, xs []float64, curves []Curve) (*plot.Plot, error) {
+	series := make([]figure.Series, len(curves))
+	for i, c := range curves {
+		series[i] = figure.Series{Name: c.Method.String(), X: xs, Y: [][]float64{c.Y}}
+	}
+	opt.LogX, opt.LogY, opt.Band = true, true, figure.BandNone
+	return figure.Curves(opt, series...)
+}
+
+// CurveTable lays curves out with one row per x value.
+func CurveTable(xname string, xs []float64, curves []Curve) *dprl.Table {
+	t := &dprl.Table{Columns: []string{xname}}
+	for _, c := range curves {
+		t.Columns = append(t.Columns, c.Method.String())
+	}
+	for i, x := range xs {
+		row := []any{x}
+		for _, c := range curves {
+			row = append(row, sig4(c.Y[i]))
+		}
+		t.Add(row...)
+	}
+	return t
+}
+
+// sig4 keeps four significant digits (NaN as "—").
+func sig4(v float64) any {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+// GaussianTable compares the noise of the classic Gaussian mechanism (σ = Δ√(2 ln(1.25/δ))/ε, proved only
+// for ε < 1) with the analytic one (Balle & Wang 2018, exact) for sensitivity 1, and gives the Laplace
+// scale and the SVT noise scales at the same ε.
+func GaussianTable(epsilons []float64, delta float64) (*dprl.Table, error) {
+	t := &dprl.Table{Columns: []string{"ε", "classic σ", "classic valid?", "analytic σ", "classic/analytic", "Laplace b", "SVT threshold b", "SVT query b"}}
+	for _, e := range epsilons {
+		classic := mechanisms.ClassicGaussianFormula(e, delta, 1)
+		analytic, err := mechanisms.AnalyticGaussianSigma(e, delta, 1)
+		if err != nil {
+			return nil, err
+		}
+		_, err = mechanisms.ClassicGaussianSigma(e, delta, 1)
+		valid := "yes"
+		if err != nil {
+			valid = "no (ε ≥ 1)"
+		}
+		t.Add(e, sig4(classic), valid, sig4(analytic), sig4(classic/analytic), sig4(1/e), sig4(2/e), sig4(4/e))
+	}
+	return t, nil
+}
+
+// CompositionTable is k-fold composition of the Gaussian mechanism with multiplier z (no sampling): μ-GDP
+// (exact, μ = √k/z), PLD, RDP, and advanced and optimal composition of the single step's (ε0, δ/(2k)).
+func CompositionTable(z float64, ks []int, delta float64) (*dprl.Table, error) {
+	t := &dprl.Table{Columns: []string{"k", "μ-GDP (exact)", "PLD", "RDP", "advanced composition", "optimal composition (KOV)"}}
+	for _, k := range ks {
+		w := Workload{Q: 1, Z: z, Steps: k}
+		gdp, err := mechanisms.GDPEpsilon(math.Sqrt(float64(k))/z, delta)
+		if err != nil {
+			return nil, err
+		}
+		row := []any{k, sig4(gdp)}
+		for _, m := range []Method{PLD, RDP, AdvancedComposition, OptimalComposition} {
+			e, err := Epsilon(m, w, delta)
+			if err != nil {
+				return nil, fmt.Errorf("accounting: k = %d, %v: %w", k, m, err)
+			}
+			row = append(row, sig4(e))
+		}
+		t.Add(row...)
+	}
+	return t, nil
+}
