@@ -1,0 +1,249 @@
+// Package adhoc runs the private policy-evaluation estimators on a user's own trajectories: pick a discrete
+// state map, features and public weights, then sweep ε, plan how many trajectories a target error needs,
+// audit the chosen estimator on the data, and export the results (notebook 07).
+//
+// The estimators evaluate the policy that collected the data (on-policy first-visit Monte Carlo for DP-LSW
+// and DP-LSL, on-policy GTD2 for GPOPE). Their privacy unit is one trajectory, neighbours replace one
+// trajectory, and the number of trajectories is public. Without a ground truth, utility is measured against
+// the non-private LSW estimate on the whole dataset (the first-visit Monte Carlo regression): the error a
+// private release adds to what the data already say.
+package adhoc
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"dprl/dprl/policyeval"
+	"dprl/envs"
+	"dprl/mechanisms"
+)
+
+// Method is a private estimator.
+type Method int
+
+const (
+	// DPLSW is Balle et al.'s DP-LSW (smooth sensitivity, Lemma 1 constants, spectral norm).
+	DPLSW Method = iota
+	// DPLSL is Balle et al.'s DP-LSL with the provably valid bound (policyeval.LSLSafe) and Balle's λ
+	// schedule λ = ‖Φ‖_F²‖ρ‖∞ + c·m^0.4.
+	DPLSL
+	// GPOPE is Xie et al.'s gradient-perturbed GTD2 with the paper's accounting (one trajectory of n per step,
+	// replace-one, Δ = 2C).
+	GPOPE
+)
+
+// Methods lists the estimators.
+var Methods = []Method{DPLSW, DPLSL, GPOPE}
+
+func (m Method) String() string {
+	switch m {
+	case DPLSW:
+		return "DP-LSW"
+	case DPLSL:
+		return "DP-LSL"
+	case GPOPE:
+		return "GPOPE"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// Setup is the user's choice of how to read the data: everything here must be public (chosen without
+// looking at the private trajectories), or the privacy guarantee does not hold.
+type Setup struct {
+	NumStates int
+	State     func(obs []float64) int // the discrete state of an observation, in [0, NumStates)
+	Phi       *mat.Dense              // NumStates × d features
+	Rho       []float64               // state weights: LSW's regression weights and the error metric's
+	Gamma     float64
+	// ReturnMax bounds |first-visit return|; Signed says returns may be negative (range 2·ReturnMax).
+	ReturnMax float64
+	Signed    bool
+	Delta     float64
+
+	LambdaC float64 // DP-LSL's schedule constant c (100 if 0)
+
+	// GPOPE: clip C on the stacked gradient, iterations T, constant step size.
+	Clip     float64
+	Steps    int
+	StepSize float64
+}
+
+// Validate checks the setup against a dataset.
+func (s *Setup) Validate(d *envs.Dataset) error {
+	if d == nil || len(d.Trajectories) == 0 {
+		return fmt.Errorf("adhoc: empty dataset: no trajectories")
+	}
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	if s.Phi == nil || s.State == nil {
+		return fmt.Errorf("adhoc: Setup needs features Phi and a State map")
+	}
+	n, _ := s.Phi.Dims()
+	switch {
+	case s.NumStates < 1 || n != s.NumStates:
+		return fmt.Errorf("adhoc: features have %d rows for NumStates = %d: mismatched dimensions", n, s.NumStates)
+	case len(s.Rho) != s.NumStates:
+		return fmt.Errorf("adhoc: %d weights for NumStates = %d: mismatched dimensions", len(s.Rho), s.NumStates)
+	case !(s.Gamma >= 0 && s.Gamma <= 1):
+		return &mechanisms.ParamError{Param: "gamma", Value: s.Gamma, Allowed: "[0, 1]"}
+	case !(s.ReturnMax > 0) || math.IsInf(s.ReturnMax, 0):
+		return &mechanisms.ParamError{Param: "ReturnMax", Value: s.ReturnMax, Allowed: "(0, ∞)"}
+	case !(s.Delta > 0 && s.Delta < 1):
+		return &mechanisms.ParamError{Param: "delta", Value: s.Delta, Allowed: "(0, 1)"}
+	case !(s.Clip > 0) || math.IsInf(s.Clip, 0):
+		return &mechanisms.ParamError{Param: "Clip", Value: s.Clip, Allowed: "(0, ∞)"}
+	case s.Steps < 1:
+		return &mechanisms.ParamError{Param: "Steps", Value: float64(s.Steps), Allowed: "[1, ∞)"}
+	case !(s.StepSize > 0) || math.IsInf(s.StepSize, 0):
+		return &mechanisms.ParamError{Param: "StepSize", Value: s.StepSize, Allowed: "(0, ∞)"}
+	}
+	for i, r := range s.Rho {
+		if !(r >= 0) || math.IsInf(r, 0) {
+			return &mechanisms.ParamError{Param: fmt.Sprintf("Rho[%d]", i), Value: r, Allowed: "[0, ∞)"}
+		}
+	}
+	for i, tr := range d.Trajectories {
+		for t, st := range tr.Steps {
+			if k := s.State(st.Obs); k < 0 || k >= s.NumStates {
+				return fmt.Errorf("adhoc: trajectory %d step %d: state %d is outside the allowed range [0, %d]", i, t, k, s.NumStates-1)
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Setup) problem() *policyeval.Problem {
+	r := s.ReturnMax
+	if s.Signed {
+		r *= 2
+	}
+	return &policyeval.Problem{Phi: s.Phi, Rho: s.Rho, FMax: s.ReturnMax, FRange: r}
+}
+
+// stateFeatures reads φ(obs) from the rows of Phi.
+type stateFeatures struct{ s *Setup }
+
+func (f stateFeatures) Dim() int { _, d := f.s.Phi.Dims(); return d }
+func (f stateFeatures) Into(dst, obs []float64) []float64 {
+	copy(dst, f.s.Phi.RawRowView(f.s.State(obs)))
+	return dst
+}
+
+// Reference is the non-private LSW estimate on d: what the private releases are compared with.
+func (s *Setup) Reference(d *envs.Dataset) ([]float64, error) {
+	if err := s.Validate(d); err != nil {
+		return nil, err
+	}
+	sig, err := policyeval.NewSignature(d, s.NumStates, s.Gamma, s.State)
+	if err != nil {
+		return nil, err
+	}
+	return policyeval.LSW(s.problem(), sig)
+}
+
+// Release is one private estimate with the noise that produced it.
+type Release struct {
+	Theta []float64
+	Sigma float64 // per-coordinate noise std (for GPOPE, per step)
+}
+
+// Estimate runs method m on d at (eps, Setup.Delta).
+func (s *Setup) Estimate(m Method, d *envs.Dataset, eps float64, src rand.Source) (*Release, error) {
+	if err := s.Validate(d); err != nil {
+		return nil, err
+	}
+	return s.estimate(m, d, eps, src)
+}
+
+// NonPrivate runs method m's non-private counterpart on d: LSW, LSL with the same λ, or GPOPE without noise
+// (same clip, steps and step size).
+func (s *Setup) NonPrivate(m Method, d *envs.Dataset, src rand.Source) ([]float64, error) {
+	if err := s.Validate(d); err != nil {
+		return nil, err
+	}
+	r, err := s.estimate(m, d, 0, src)
+	if err != nil {
+		return nil, err
+	}
+	return r.Theta, nil
+}
+
+// estimate is Estimate on a validated dataset; eps = 0 runs the non-private counterpart.
+func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source) (*Release, error) {
+	priv := policyeval.PrivacyParams{Epsilon: eps, Delta: s.Delta, Variant: mechanisms.SmoothLemma1}
+	switch m {
+	case DPLSW, DPLSL:
+		sig, err := policyeval.NewSignature(d, s.NumStates, s.Gamma, s.State)
+		if err != nil {
+			return nil, err
+		}
+		if m == DPLSW {
+			if eps == 0 {
+				th, err := policyeval.LSW(s.problem(), sig)
+				return &Release{Theta: th}, err
+			}
+			r, err := policyeval.DPLSW(s.problem(), sig, priv, false, src)
+			if err != nil {
+				return nil, err
+			}
+			return &Release{Theta: r.Theta, Sigma: r.Sigma}, nil
+		}
+		c := s.LambdaC
+		if c == 0 {
+			c = 100
+		}
+		lambda, err := policyeval.LambdaSchedule(s.problem(), c, sig.M)
+		if err != nil {
+			return nil, err
+		}
+		if eps == 0 {
+			th, err := policyeval.LSL(s.problem(), sig, lambda)
+			return &Release{Theta: th}, err
+		}
+		r, err := policyeval.DPLSL(s.problem(), sig, lambda, priv, policyeval.LSLSafe, src)
+		if err != nil {
+			return nil, err
+		}
+		return &Release{Theta: r.Theta, Sigma: r.Sigma}, nil
+	case GPOPE:
+		ft, err := policyeval.Featurize(d.Trajectories, stateFeatures{s}, nil)
+		if err != nil {
+			return nil, err
+		}
+		sigma := 0.0
+		if eps > 0 {
+			if sigma, err = policyeval.GPOPESigma(policyeval.AccountingPaper, len(ft), s.Steps, eps, s.Delta, s.Clip, nil); err != nil {
+				return nil, err
+			}
+		}
+		th, err := policyeval.GPOPE(ft, policyeval.GPOPEConfig{Gamma: s.Gamma, Iterations: s.Steps, Step: policyeval.Constant(s.StepSize),
+			Clip: s.Clip, Sigma: sigma, Src: src})
+		if err != nil {
+			return nil, err
+		}
+		return &Release{Theta: th, Sigma: sigma}, nil
+	}
+	return nil, fmt.Errorf("adhoc: unknown method %d", int(m))
+}
+
+// Values is Φθ, the estimated value of every state.
+func (s *Setup) Values(theta []float64) []float64 {
+	var v mat.VecDense
+	v.MulVec(s.Phi, mat.NewVecDense(len(theta), theta))
+	return v.RawVector().Data
+}
+
+// Error is the ρ-weighted RMSE between the values of theta and of ref: sqrt(Σ ρ_s (φ_sᵀ(θ − θ_ref))²/Σ ρ_s).
+func (s *Setup) Error(theta, ref []float64) float64 {
+	a, b := s.Values(theta), s.Values(ref)
+	num, den := 0.0, 0.0
+	for i, r := range s.Rho {
+		num += r * (a[i] - b[i]) * (a[i] - b[i])
+		den += r
+	}
+	return math.Sqrt(num / den)
+}
