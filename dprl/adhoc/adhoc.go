@@ -65,7 +65,7 @@ type Setup struct {
 
 	LambdaC float64 // DP-LSL's schedule constant c (100 if 0)
 
-	// GPOPE: clip C on the stacked gradient, iterations T, constant step size.
+	// GPOPE (checked when GPOPE runs): clip C on the stacked gradient, iterations T, constant step size.
 	Clip     float64
 	Steps    int
 	StepSize float64
@@ -94,12 +94,6 @@ func (s *Setup) Validate(d *envs.Dataset) error {
 		return &mechanisms.ParamError{Param: "ReturnMax", Value: s.ReturnMax, Allowed: "(0, ∞)"}
 	case !(s.Delta > 0 && s.Delta < 1):
 		return &mechanisms.ParamError{Param: "delta", Value: s.Delta, Allowed: "(0, 1)"}
-	case !(s.Clip > 0) || math.IsInf(s.Clip, 0):
-		return &mechanisms.ParamError{Param: "Clip", Value: s.Clip, Allowed: "(0, ∞)"}
-	case s.Steps < 1:
-		return &mechanisms.ParamError{Param: "Steps", Value: float64(s.Steps), Allowed: "[1, ∞)"}
-	case !(s.StepSize > 0) || math.IsInf(s.StepSize, 0):
-		return &mechanisms.ParamError{Param: "StepSize", Value: s.StepSize, Allowed: "(0, ∞)"}
 	}
 	for i, r := range s.Rho {
 		if !(r >= 0) || math.IsInf(r, 0) {
@@ -210,6 +204,14 @@ func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source
 		}
 		return &Release{Theta: r.Theta, Sigma: r.Sigma}, nil
 	case GPOPE:
+		switch {
+		case !(s.Clip > 0) || math.IsInf(s.Clip, 0):
+			return nil, &mechanisms.ParamError{Param: "Clip", Value: s.Clip, Allowed: "(0, ∞)"}
+		case s.Steps < 1:
+			return nil, &mechanisms.ParamError{Param: "Steps", Value: float64(s.Steps), Allowed: "[1, ∞)"}
+		case !(s.StepSize > 0) || math.IsInf(s.StepSize, 0):
+			return nil, &mechanisms.ParamError{Param: "StepSize", Value: s.StepSize, Allowed: "(0, ∞)"}
+		}
 		ft, err := policyeval.Featurize(d.Trajectories, stateFeatures{s}, nil)
 		if err != nil {
 			return nil, err

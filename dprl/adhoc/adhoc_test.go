@@ -13,7 +13,7 @@ import (
 )
 
 // chainSetup is Balle's chain read with pair aggregation: 2000 (or n) trajectories of the ½-stay policy.
-func chainSetup(t *testing.T, n int) (*Setup, *envs.Dataset) {
+func chainSetup(t testing.TB, n int) (*Setup, *envs.Dataset) {
 	t.Helper()
 	env, err := envs.Make("chain")
 	if err != nil {
@@ -56,6 +56,14 @@ func TestValidate(t *testing.T) {
 		if err := bad.Validate(d); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to mention %q", name, err, c.want)
 		}
+	}
+	noClip := *s
+	noClip.Clip = 0
+	if _, err := noClip.Estimate(GPOPE, d, 1, rand.NewPCG(1, 1)); err == nil || !strings.Contains(err.Error(), "Clip") {
+		t.Errorf("GPOPE without a clip: %v", err)
+	}
+	if _, err := noClip.Estimate(DPLSW, d, 1, rand.NewPCG(1, 1)); err != nil {
+		t.Errorf("DP-LSW needs no GPOPE settings: %v", err)
 	}
 	if err := s.Validate(&envs.Dataset{ObsDim: 1, NumActions: 2}); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("empty dataset: %v", err)

@@ -109,29 +109,8 @@ func (e *paramError) Error() string {
 }
 
 // curve is method m's errors as trials × xs, x read from each row by key (NaN where missing).
-func curve(rows []Row, m Method, xs []float64, key func(Row) float64, keep func(Row) bool) [][]float64 {
-	trials := 0
-	for _, r := range rows {
-		trials = max(trials, r.Trial+1)
-	}
-	out := make([][]float64, trials)
-	for t := range out {
-		out[t] = make([]float64, len(xs))
-		for i := range out[t] {
-			out[t][i] = math.NaN()
-		}
-	}
-	for _, r := range rows {
-		if r.Method != m || !keep(r) {
-			continue
-		}
-		for i, x := range xs {
-			if key(r) == x {
-				out[r.Trial][i] = r.Error
-			}
-		}
-	}
-	return out
+func curve(rows []Row, m Method, xs []float64, key func(Row) float64) [][]float64 {
+	return dprl.Gather(rows, xs, func(r Row) int { return r.Trial }, key, func(r Row) (float64, bool) { return r.Error, r.Method == m })
 }
 
 // Curves plots the error of each method against ε (bySize false: rows at one size) or against the dataset
@@ -143,7 +122,7 @@ func Curves(rows []Row, methods []Method, xs []float64, bySize bool, opt figure.
 	}
 	series := make([]figure.Series, len(methods))
 	for i, m := range methods {
-		series[i] = figure.Series{Name: m.String(), X: xs, Y: curve(rows, m, xs, key, func(Row) bool { return true })}
+		series[i] = figure.Series{Name: m.String(), X: xs, Y: curve(rows, m, xs, key)}
 	}
 	opt.LogX, opt.LogY, opt.Band = true, true, figure.BandStd
 	return figure.Curves(opt, series...)
@@ -158,7 +137,7 @@ func Needed(rows []Row, methods []Method, sizes []int, target float64) map[Metho
 		for i, n := range sizes {
 			xs[i] = float64(n)
 		}
-		mean, _, _ := figure.MeanStd(curve(rows, m, xs, func(r Row) float64 { return float64(r.M) }, func(Row) bool { return true }))
+		mean, _, _ := figure.MeanStd(curve(rows, m, xs, func(r Row) float64 { return float64(r.M) }))
 		for i, v := range mean {
 			if v <= target {
 				out[m] = sizes[i]

@@ -180,20 +180,7 @@ func series(name string, all, sel []Outcome, x func(Outcome) float64) figure.Ser
 		}
 	}
 	slices.Sort(xs)
-	seeds := 0
-	for _, o := range sel {
-		seeds = max(seeds, o.Seed+1)
-	}
-	y := make([][]float64, seeds)
-	for s := range y {
-		y[s] = make([]float64, len(xs))
-		for i := range y[s] {
-			y[s][i] = math.NaN()
-		}
-	}
-	for _, o := range sel {
-		y[o.Seed][slices.Index(xs, x(o))] = Fraction(all, o)
-	}
+	y := dprl.Gather(sel, xs, func(o Outcome) int { return o.Seed }, x, func(o Outcome) (float64, bool) { return Fraction(all, o), true })
 	return figure.Series{Name: name, X: xs, Y: y}
 }
 

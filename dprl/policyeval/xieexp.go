@@ -686,26 +686,9 @@ func XieStepSweep(d *XieDomain, cfg XieConfig, n int, eps float64, progress dprl
 // [trial][x] over the x values, x(row) picking the abscissa (N or Step); missing or diverged entries are NaN
 // (figure.MeanStd skips them).
 func XieCurve(rows []XieRow, method string, eps float64, xs []float64, x func(XieRow) float64) [][]float64 {
-	trials := 0
-	for _, r := range rows {
-		trials = max(trials, r.Trial+1)
-	}
-	out := make([][]float64, trials)
-	for t := range out {
-		out[t] = make([]float64, len(xs))
-		for i := range out[t] {
-			out[t][i] = math.NaN()
-		}
-	}
-	for _, r := range rows {
-		if r.Method != method || (r.Epsilon != 0 && r.Epsilon != eps) {
-			continue
-		}
-		if i := slices.Index(xs, x(r)); i >= 0 && !math.IsInf(r.MSPBE, 0) {
-			out[r.Trial][i] = r.MSPBE
-		}
-	}
-	return out
+	return dprl.Gather(rows, xs, func(r XieRow) int { return r.Trial }, x, func(r XieRow) (float64, bool) {
+		return r.MSPBE, r.Method == method && (r.Epsilon == 0 || r.Epsilon == eps) && !math.IsInf(r.MSPBE, 0)
+	})
 }
 
 // XieTable turns rows into a tidy table (one row per estimate) for CSV export.
