@@ -218,7 +218,7 @@ func TestSmoothSensitivity(t *testing.T) {
 		for _, c := range n {
 			kMax = max(kMax, c)
 		}
-		return SmoothUpperBound(beta, kMax, func(k int) float64 {
+		bound, _ := SmoothUpperBound(beta, kMax, func(k int) float64 {
 			s := 0.0
 			for i, c := range n {
 				d := math.Max(float64(c-k), 1)
@@ -226,6 +226,7 @@ func TestSmoothSensitivity(t *testing.T) {
 			}
 			return s
 		})
+		return bound
 	}
 	rng := rand.New(rand.NewPCG(4, 4))
 	for range 2000 {

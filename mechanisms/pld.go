@@ -410,10 +410,9 @@ func fftSize(n int) (int, error) {
 		return 0, fmt.Errorf("mechanisms: the PLD grid needs %d points, more than the limit %d: the privacy loss is too spread for Discretization h (more noise, or a coarser h)", n, maxPLDPoints)
 	}
 	factors := func(a, b, c int) int { return a/2 + a%2 + b + c }
-	best, a2 := 1, 0
+	best := 1 // the power of two: at most 12 factors below the cap
 	for best < n {
 		best *= 2
-		a2++
 	}
 	for p5, c := 1, 0; p5 < best; p5, c = p5*5, c+1 {
 		for p35, b := p5, 0; p35 < best; p35, b = p35*3, b+1 {

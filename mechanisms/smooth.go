@@ -46,13 +46,14 @@ func SmoothGaussianConstants(epsilon, delta float64, d int, v SmoothVariant) (al
 // SmoothUpperBound returns S_β = max_{0≤k≤kMax} e^{−kβ}·A(k), where A(k) is the largest local sensitivity
 // over datasets within distance k (A must be non-decreasing in k, and constant beyond kMax). This is the
 // smooth upper bound of Nissim et al. (2007, Def. 2.1/Lemma 2.3); Balle et al.'s Lemmas 5 and 9 give A(k)
-// in closed form for DP-LSW and DP-LSL through the visit counts.
-func SmoothUpperBound(beta float64, kMax int, A func(k int) float64) float64 {
-	best := 0.0
+// in closed form for DP-LSW and DP-LSL through the visit counts. argmax is the first k attaining it.
+func SmoothUpperBound(beta float64, kMax int, A func(k int) float64) (bound float64, argmax int) {
 	for k := 0; k <= kMax; k++ {
-		best = math.Max(best, math.Exp(-float64(k)*beta)*A(k))
+		if v := math.Exp(-float64(k)*beta) * A(k); v > bound {
+			bound, argmax = v, k
+		}
 	}
-	return best
+	return bound, argmax
 }
 
 // SmoothGaussian releases f(X) + N(0, (α·S(X))² I_d) for a smooth upper bound S(X) computed by the caller.

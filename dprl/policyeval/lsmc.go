@@ -175,17 +175,14 @@ func LSWSmoothBound(w []float64, counts []int, beta float64) (psi float64, argma
 	for _, c := range counts {
 		nMax = max(nMax, c)
 	}
-	for k := 0; k <= nMax; k++ {
+	return mechanisms.SmoothUpperBound(beta, nMax, func(k int) float64 {
 		s := 0.0
 		for i, c := range counts {
 			d := math.Max(float64(c-k), 1)
 			s += w[i] / (d * d)
 		}
-		if v := math.Exp(-float64(k)*beta) * s; v > psi {
-			psi, argmax = v, k
-		}
-	}
-	return psi, argmax
+		return s
+	})
 }
 
 // DPLSW releases LSW's estimate plus N(0, σ_X² I_d), σ_X = α·F_range·‖(Γ_w^{1/2}Φ)⁺‖₂·√Ψ_β(n_X)
@@ -256,6 +253,14 @@ func DPLSL(p *Problem, sig *Signature, lambda float64, priv PrivacyParams, bound
 	}
 	rho2 = math.Sqrt(rho2)
 	m := sig.M
+	// raised(k) is Σ_s ρ_s·min(n_s + k, m): the weighted counts with every count raised by k.
+	raised := func(k int) float64 {
+		sum := 0.0
+		for s, c := range sig.Counts {
+			sum += p.Rho[s] * float64(min(c+k, m))
+		}
+		return sum
+	}
 	// h(k) is the bound's count-dependent factor with every count raised by k (capped at m).
 	var h func(k int) float64
 	var scale float64
@@ -265,13 +270,7 @@ func DPLSL(p *Problem, sig *Signature, lambda float64, priv PrivacyParams, bound
 		if lambda <= rhoInf*phiF*phiF {
 			return nil, fmt.Errorf("policyeval: the paper's DP-LSL bound needs lambda > ‖ρ‖∞‖Φ‖_F² = %g; got %g (use LSLSafe for any λ)", rhoInf*phiF*phiF, lambda)
 		}
-		h = func(k int) float64 {
-			sum := 0.0
-			for s, c := range sig.Counts {
-				sum += p.Rho[s] * float64(min(c+k, m))
-			}
-			return phiF*rhoInf/math.Sqrt(2*lambda)*math.Sqrt(sum) + rho2
-		}
+		h = func(k int) float64 { return phiF*rhoInf/math.Sqrt(2*lambda)*math.Sqrt(raised(k)) + rho2 }
 		scale = 2 * alpha * p.FMax * phiF / (lambda - rhoInf*phiF*phiF)
 	case LSLSafe:
 		phi2 := mat.Norm(p.Phi, 2)
@@ -279,13 +278,7 @@ func DPLSL(p *Problem, sig *Signature, lambda float64, priv PrivacyParams, bound
 		if svd.Factorize(p.Phi, mat.SVDNone) {
 			phi2 = svd.Values(nil)[0] // spectral norm
 		}
-		h = func(k int) float64 {
-			sum := 0.0
-			for s, c := range sig.Counts {
-				sum += p.Rho[s] * float64(min(c+k, m))
-			}
-			return p.FRange*rho2 + phi2*rhoInf*p.FMax*math.Sqrt(2*sum/lambda)
-		}
+		h = func(k int) float64 { return p.FRange*rho2 + phi2*rhoInf*p.FMax*math.Sqrt(2*raised(k)/lambda) }
 		scale = alpha * 2 * phi2 / lambda
 	default:
 		return nil, fmt.Errorf("policyeval: unknown LSL bound %d", bound)
