@@ -127,12 +127,17 @@ func (f stateFeatures) Into(dst, obs []float64) []float64 {
 	return dst
 }
 
-// Reference is the non-private LSW estimate on d: what the private releases are compared with.
-func (s *Setup) Reference(d *envs.Dataset) ([]float64, error) {
+// signature validates d and computes its first-visit signature.
+func (s *Setup) signature(d *envs.Dataset) (*policyeval.Signature, error) {
 	if err := s.Validate(d); err != nil {
 		return nil, err
 	}
-	sig, err := policyeval.NewSignature(d, s.NumStates, s.Gamma, s.State)
+	return policyeval.NewSignature(d, s.NumStates, s.Gamma, s.State)
+}
+
+// Reference is the non-private LSW estimate on d: what the private releases are compared with.
+func (s *Setup) Reference(d *envs.Dataset) ([]float64, error) {
+	sig, err := s.signature(d)
 	if err != nil {
 		return nil, err
 	}

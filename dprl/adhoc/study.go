@@ -15,8 +15,8 @@ import (
 	"dprl/dprl"
 	"dprl/dprl/audit"
 	"dprl/dprl/figure"
-	"dprl/dprl/policyeval"
 	"dprl/envs"
+	"dprl/mechanisms"
 )
 
 // Row is one private release: method, ε, dataset size m, trial, its error against the reference and its noise
@@ -58,11 +58,11 @@ func (s *Setup) Study(d *envs.Dataset, methods []Method, epsilons []float64, siz
 		return nil, err
 	}
 	if trials < 1 {
-		return nil, &paramError{"trials", float64(trials), "[1, ∞)"}
+		return nil, &mechanisms.ParamError{Param: "trials", Value: float64(trials), Allowed: "[1, ∞)"}
 	}
 	for _, e := range epsilons {
 		if !(e > 0) || math.IsInf(e, 0) {
-			return nil, &paramError{"epsilon", e, "(0, ∞)"}
+			return nil, &mechanisms.ParamError{Param: "epsilon", Value: e, Allowed: "(0, ∞)"}
 		}
 	}
 	type job struct {
@@ -96,16 +96,6 @@ func (s *Setup) Study(d *envs.Dataset, methods []Method, epsilons []float64, siz
 		r.Error, r.Sigma = s.Error(rel.Theta, ref), rel.Sigma
 		return r, nil
 	})
-}
-
-type paramError struct {
-	name    string
-	value   float64
-	allowed string
-}
-
-func (e *paramError) Error() string {
-	return fmt.Sprintf("adhoc: %s = %v is outside the allowed range %s", e.name, e.value, e.allowed)
 }
 
 // curve is method m's errors as trials × xs, x read from each row by key (NaN where missing).
@@ -225,13 +215,6 @@ func (s *Setup) Canary(d *envs.Dataset) (envs.Trajectory, error) {
 	}
 	step := envs.TrajStep{Obs: obs, Action: 0, Reward: r, NextObs: obs, Terminated: true, Prob: 1}
 	return envs.Trajectory{Steps: []envs.TrajStep{step}}, nil
-}
-
-func (s *Setup) signature(d *envs.Dataset) (*policyeval.Signature, error) {
-	if err := s.Validate(d); err != nil {
-		return nil, err
-	}
-	return policyeval.NewSignature(d, s.NumStates, s.Gamma, s.State)
 }
 
 // Audit audits method m at ε on the user's data: input 0 is d, input 1 is d with its first trajectory
