@@ -79,10 +79,10 @@ func (e SampledWithoutReplacement) validate() error {
 		return fmt.Errorf("mechanisms: SampledWithoutReplacement without an inner event")
 	}
 	if e.N < 1 {
-		return &ParamError{Param: "n", Value: float64(e.N), Allowed: "[1, ∞)"}
+		return &ParamError{Pkg: "mechanisms", Param: "n", Value: float64(e.N), Allowed: "[1, ∞)"}
 	}
 	if e.Batch < 1 || e.Batch > e.N {
-		return &ParamError{Param: "batch", Value: float64(e.Batch), Allowed: fmt.Sprintf("[1, %d] (n)", e.N)}
+		return &ParamError{Pkg: "mechanisms", Param: "batch", Value: float64(e.Batch), Allowed: fmt.Sprintf("[1, %d] (n)", e.N)}
 	}
 	return e.Event.validate()
 }
@@ -297,7 +297,7 @@ func MaxSteps(newAccountant func() (Accountant, error), e Event, epsilon, delta 
 		return 0, err
 	}
 	if limit < 1 {
-		return 0, &ParamError{Param: "limit", Value: float64(limit), Allowed: "[1, ∞)"}
+		return 0, &ParamError{Pkg: "mechanisms", Param: "limit", Value: float64(limit), Allowed: "[1, ∞)"}
 	}
 	fits := func(n int) (bool, error) {
 		a, err := newAccountant()

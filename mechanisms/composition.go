@@ -13,7 +13,7 @@ func AdvancedComposition(eps0, delta0 float64, k int, deltaSlack float64) (eps, 
 		return 0, 0, err
 	}
 	if k < 1 {
-		return 0, 0, &ParamError{Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
+		return 0, 0, &ParamError{Pkg: "mechanisms", Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
 	}
 	fk := float64(k)
 	eps = eps0*math.Sqrt(2*fk*math.Log(1/deltaSlack)) + fk*eps0*math.Expm1(eps0)
@@ -28,7 +28,7 @@ func AdvancedCompositionEps0(eps float64, k int, deltaSlack float64) (float64, e
 		return 0, err
 	}
 	if k < 1 {
-		return 0, &ParamError{Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
+		return 0, &ParamError{Pkg: "mechanisms", Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
 	}
 	return eps / (2 * math.Sqrt(2*float64(k)*math.Log(1/deltaSlack))), nil
 }
@@ -43,7 +43,7 @@ func OptimalCompositionDelta(eps0, delta0 float64, k int, eps float64) (float64,
 		return 0, err
 	}
 	if k < 1 {
-		return 0, &ParamError{Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
+		return 0, &ParamError{Pkg: "mechanisms", Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
 	}
 	return optimalDelta(eps0, delta0, k, eps), nil
 }
@@ -84,7 +84,7 @@ func OptimalCompositionEpsilon(eps0, delta0 float64, k int, delta float64) (floa
 	}
 	floor := 1 - math.Pow(1-delta0, float64(k))
 	if delta <= floor {
-		return 0, &ParamError{Param: "delta", Value: delta, Allowed: "(1 − (1 − δ0)^k, 1) = (" + fmtBound(floor) + ", 1)"}
+		return 0, &ParamError{Pkg: "mechanisms", Param: "delta", Value: delta, Allowed: "(1 − (1 − δ0)^k, 1) = (" + fmtBound(floor) + ", 1)"}
 	}
 	kEps := float64(k) * eps0
 	if optimalDelta(eps0, delta0, k, 0) <= delta {
@@ -101,7 +101,7 @@ func KOVGaussianEpsilon(k int, sensitivity, sigma, delta float64) (float64, erro
 		return 0, err
 	}
 	if k < 1 {
-		return 0, &ParamError{Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
+		return 0, &ParamError{Pkg: "mechanisms", Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
 	}
 	r := float64(k) * sensitivity * sensitivity / (sigma * sigma) // kΔ²/σ²
 	w := math.Log(math.E + math.Sqrt(r)/delta)
@@ -115,7 +115,7 @@ func KOVGaussianSigma(k int, sensitivity, eps, delta float64) (float64, error) {
 		return 0, err
 	}
 	if k < 1 {
-		return 0, &ParamError{Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
+		return 0, &ParamError{Pkg: "mechanisms", Param: "k", Value: float64(k), Allowed: "[1, ∞)"}
 	}
 	return sensitivity * math.Sqrt(2*float64(k)*math.Log(math.E+eps/delta)) / eps, nil
 }

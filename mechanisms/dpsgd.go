@@ -75,7 +75,7 @@ func NewDPSGD(p DPSGDParams) (*DPSGD, error) {
 func (a *DPSGD) Aggregate(dst []float64, grads [][]float64) (clipped int, err error) {
 	for i, g := range grads {
 		if len(g) != len(dst) {
-			return 0, &ParamError{Param: fmt.Sprintf("len(grads[%d])", i), Value: float64(len(g)),
+			return 0, &ParamError{Pkg: "mechanisms", Param: fmt.Sprintf("len(grads[%d])", i), Value: float64(len(g)),
 				Allowed: fmt.Sprintf("[%d, %d] (the length of dst)", len(dst), len(dst))}
 		}
 	}

@@ -116,7 +116,7 @@ func (s *SparseVector) Above(value float64) (bool, error) {
 		return false, ErrHalted
 	}
 	if math.IsNaN(value) {
-		return false, &ParamError{Param: "value", Value: value, Allowed: "a number"}
+		return false, &ParamError{Pkg: "mechanisms", Param: "value", Value: value, Allowed: "a number"}
 	}
 	above := value+s.queryNoise.Sample() > s.noisyThreshold
 	if above == (s.p.Stop == StopAtAbove) {

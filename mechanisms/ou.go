@@ -44,7 +44,7 @@ func NewOUPath(sigma, beta float64, src rand.Source) (*OUPath, error) {
 // each path's values do not depend on the order in which the other paths are queried.
 func NewOUPaths(m int, sigma, beta float64, src rand.Source) ([]*OUPath, error) {
 	if m < 1 {
-		return nil, &ParamError{Param: "m", Value: float64(m), Allowed: "[1, ∞)"}
+		return nil, &ParamError{Pkg: "mechanisms", Param: "m", Value: float64(m), Allowed: "[1, ∞)"}
 	}
 	if src == nil {
 		panic("mechanisms: NewOUPaths with a nil rand.Source")

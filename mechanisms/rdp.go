@@ -277,7 +277,7 @@ func checkCurve(orders, rdp []float64) error {
 			return err
 		}
 		if math.IsNaN(rdp[i]) || rdp[i] < 0 {
-			return &ParamError{Param: fmt.Sprintf("rdp[%d]", i), Value: rdp[i], Allowed: "[0, ∞]"}
+			return &ParamError{Pkg: "mechanisms", Param: fmt.Sprintf("rdp[%d]", i), Value: rdp[i], Allowed: "[0, ∞]"}
 		}
 	}
 	return nil

@@ -27,7 +27,7 @@ func SmoothGaussianConstants(epsilon, delta float64, d int, v SmoothVariant) (al
 		return 0, 0, err
 	}
 	if d < 1 {
-		return 0, 0, &ParamError{Param: "d", Value: float64(d), Allowed: "[1, ∞)"}
+		return 0, 0, &ParamError{Pkg: "mechanisms", Param: "d", Value: float64(d), Allowed: "[1, ∞)"}
 	}
 	switch v {
 	case SmoothLemma1:
@@ -82,7 +82,7 @@ func (m *SmoothGaussian) Sigma(smoothBound float64) float64 { return m.Alpha * s
 // Release returns value + N(0, (α·S)² I) as a new slice, and the σ used; an error if len(value) ≠ Dim.
 func (m *SmoothGaussian) Release(value []float64, smoothBound float64) ([]float64, float64, error) {
 	if len(value) != m.Dim {
-		return nil, 0, &ParamError{Param: "len(value)", Value: float64(len(value)), Allowed: fmt.Sprintf("[%d, %d] (the dimension given at construction)", m.Dim, m.Dim)}
+		return nil, 0, &ParamError{Pkg: "mechanisms", Param: "len(value)", Value: float64(len(value)), Allowed: fmt.Sprintf("[%d, %d] (the dimension given at construction)", m.Dim, m.Dim)}
 	}
 	if err := inRange("smooth bound", smoothBound, 0, math.Inf(1), true, false); err != nil {
 		return nil, 0, err

@@ -76,11 +76,11 @@ type Workload struct {
 func (w Workload) check() error {
 	switch {
 	case !(w.Q > 0 && w.Q <= 1):
-		return &mechanisms.ParamError{Param: "q", Value: w.Q, Allowed: "(0, 1]"}
+		return &mechanisms.ParamError{Pkg: "accounting", Param: "q", Value: w.Q, Allowed: "(0, 1]"}
 	case !(w.Z > 0) || math.IsInf(w.Z, 0):
-		return &mechanisms.ParamError{Param: "z", Value: w.Z, Allowed: "(0, ∞)"}
+		return &mechanisms.ParamError{Pkg: "accounting", Param: "z", Value: w.Z, Allowed: "(0, ∞)"}
 	case w.Steps < 1:
-		return &mechanisms.ParamError{Param: "steps", Value: float64(w.Steps), Allowed: "[1, ∞)"}
+		return &mechanisms.ParamError{Pkg: "accounting", Param: "steps", Value: float64(w.Steps), Allowed: "[1, ∞)"}
 	}
 	return nil
 }
@@ -91,7 +91,7 @@ func Epsilon(m Method, w Workload, delta float64) (float64, error) {
 		return 0, err
 	}
 	if !(delta > 0 && delta < 1) {
-		return 0, &mechanisms.ParamError{Param: "delta", Value: delta, Allowed: "(0, 1)"}
+		return 0, &mechanisms.ParamError{Pkg: "accounting", Param: "delta", Value: delta, Allowed: "(0, 1)"}
 	}
 	var poisson mechanisms.Event = mechanisms.PoissonSampled{Q: w.Q, Event: mechanisms.GaussianEvent{NoiseMultiplier: w.Z}}
 	if w.Q == 1 {
@@ -130,7 +130,7 @@ func Epsilon(m Method, w Workload, delta float64) (float64, error) {
 		return best, nil
 	case RDPWithoutReplacement:
 		if w.N < 1 {
-			return 0, &mechanisms.ParamError{Param: "N", Value: float64(w.N), Allowed: "[1, ∞) for sampling without replacement"}
+			return 0, &mechanisms.ParamError{Pkg: "accounting", Param: "N", Value: float64(w.N), Allowed: "[1, ∞) for sampling without replacement"}
 		}
 		b := max(1, int(math.Round(w.Q*float64(w.N))))
 		a, err := mechanisms.NewRDPAccountant(nil, mechanisms.ConversionImproved)

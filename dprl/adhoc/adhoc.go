@@ -89,15 +89,15 @@ func (s *Setup) Validate(d *envs.Dataset) error {
 	case len(s.Rho) != s.NumStates:
 		return fmt.Errorf("adhoc: %d weights for NumStates = %d: mismatched dimensions", len(s.Rho), s.NumStates)
 	case !(s.Gamma >= 0 && s.Gamma <= 1):
-		return &mechanisms.ParamError{Param: "gamma", Value: s.Gamma, Allowed: "[0, 1]"}
+		return &mechanisms.ParamError{Pkg: "adhoc", Param: "gamma", Value: s.Gamma, Allowed: "[0, 1]"}
 	case !(s.ReturnMax > 0) || math.IsInf(s.ReturnMax, 0):
-		return &mechanisms.ParamError{Param: "ReturnMax", Value: s.ReturnMax, Allowed: "(0, ∞)"}
+		return &mechanisms.ParamError{Pkg: "adhoc", Param: "ReturnMax", Value: s.ReturnMax, Allowed: "(0, ∞)"}
 	case !(s.Delta > 0 && s.Delta < 1):
-		return &mechanisms.ParamError{Param: "delta", Value: s.Delta, Allowed: "(0, 1)"}
+		return &mechanisms.ParamError{Pkg: "adhoc", Param: "delta", Value: s.Delta, Allowed: "(0, 1)"}
 	}
 	for i, r := range s.Rho {
 		if !(r >= 0) || math.IsInf(r, 0) {
-			return &mechanisms.ParamError{Param: fmt.Sprintf("Rho[%d]", i), Value: r, Allowed: "[0, ∞)"}
+			return &mechanisms.ParamError{Pkg: "adhoc", Param: fmt.Sprintf("Rho[%d]", i), Value: r, Allowed: "[0, ∞)"}
 		}
 	}
 	for i, tr := range d.Trajectories {
@@ -211,11 +211,11 @@ func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source
 	case GPOPE:
 		switch {
 		case !(s.Clip > 0) || math.IsInf(s.Clip, 0):
-			return nil, &mechanisms.ParamError{Param: "Clip", Value: s.Clip, Allowed: "(0, ∞)"}
+			return nil, &mechanisms.ParamError{Pkg: "adhoc", Param: "Clip", Value: s.Clip, Allowed: "(0, ∞)"}
 		case s.Steps < 1:
-			return nil, &mechanisms.ParamError{Param: "Steps", Value: float64(s.Steps), Allowed: "[1, ∞)"}
+			return nil, &mechanisms.ParamError{Pkg: "adhoc", Param: "Steps", Value: float64(s.Steps), Allowed: "[1, ∞)"}
 		case !(s.StepSize > 0) || math.IsInf(s.StepSize, 0):
-			return nil, &mechanisms.ParamError{Param: "StepSize", Value: s.StepSize, Allowed: "(0, ∞)"}
+			return nil, &mechanisms.ParamError{Pkg: "adhoc", Param: "StepSize", Value: s.StepSize, Allowed: "(0, ∞)"}
 		}
 		ft, err := policyeval.Featurize(d.Trajectories, stateFeatures{s}, nil)
 		if err != nil {

@@ -58,11 +58,11 @@ func (s *Setup) Study(d *envs.Dataset, methods []Method, epsilons []float64, siz
 		return nil, err
 	}
 	if trials < 1 {
-		return nil, &mechanisms.ParamError{Param: "trials", Value: float64(trials), Allowed: "[1, ∞)"}
+		return nil, &mechanisms.ParamError{Pkg: "adhoc", Param: "trials", Value: float64(trials), Allowed: "[1, ∞)"}
 	}
 	for _, e := range epsilons {
 		if !(e > 0) || math.IsInf(e, 0) {
-			return nil, &mechanisms.ParamError{Param: "epsilon", Value: e, Allowed: "(0, ∞)"}
+			return nil, &mechanisms.ParamError{Pkg: "adhoc", Param: "epsilon", Value: e, Allowed: "(0, ∞)"}
 		}
 	}
 	type job struct {

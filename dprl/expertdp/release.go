@@ -47,15 +47,15 @@ func (c ReleaseConstants) AgreeingPrefix(m, actions int) int {
 func Constants(eps1, delta1, pMin float64, T, L int) (ReleaseConstants, error) {
 	switch {
 	case !(eps1 > 0) || math.IsInf(eps1, 0):
-		return ReleaseConstants{}, &mechanisms.ParamError{Param: "epsilon1", Value: eps1, Allowed: "(0, ∞)"}
+		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "epsilon1", Value: eps1, Allowed: "(0, ∞)"}
 	case !(delta1 > 0 && delta1 < 1):
-		return ReleaseConstants{}, &mechanisms.ParamError{Param: "delta1", Value: delta1, Allowed: "(0, 1)"}
+		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "delta1", Value: delta1, Allowed: "(0, 1)"}
 	case !(pMin > 0 && pMin <= 0.5):
-		return ReleaseConstants{}, &mechanisms.ParamError{Param: "p_min", Value: pMin, Allowed: "(0, 1/|A|]"}
+		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "p_min", Value: pMin, Allowed: "(0, 1/|A|]"}
 	case T < 1:
-		return ReleaseConstants{}, &mechanisms.ParamError{Param: "T", Value: float64(T), Allowed: "[1, N·m]"}
+		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "T", Value: float64(T), Allowed: "[1, N·m]"}
 	case L < 1:
-		return ReleaseConstants{}, &mechanisms.ParamError{Param: "L", Value: float64(L), Allowed: "[1, ∞)"}
+		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "L", Value: float64(L), Allowed: "[1, ∞)"}
 	}
 	c := ReleaseConstants{Epsilon: eps1, Delta: delta1, T: T, L: L, PMin: pMin}
 	c.EpsPrime = eps1 / math.Sqrt(32*float64(T)*math.Log(2/delta1))
@@ -180,7 +180,7 @@ func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {
 		return nil, fmt.Errorf("expertdp: ReleaseParams.Src is nil; pass a rand.Source (mechanisms.SecureSource for real releases)")
 	}
 	if p.T > len(data.Trajs) {
-		return nil, &mechanisms.ParamError{Param: "T", Value: float64(p.T), Allowed: fmt.Sprintf("[1, %d] (the log's trajectories)", len(data.Trajs))}
+		return nil, &mechanisms.ParamError{Pkg: "expertdp", Param: "T", Value: float64(p.T), Allowed: fmt.Sprintf("[1, %d] (the log's trajectories)", len(data.Trajs))}
 	}
 	c, err := Constants(p.Epsilon, p.Delta, p.PMin, p.T, data.MaxLen())
 	if err != nil {

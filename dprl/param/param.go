@@ -1,0 +1,124 @@
+// Package param is the one error type and the one set of range checks that every dprl package uses to
+// reject a bad argument.
+//
+// A rejection names the package that refused the value, the parameter as the user spelled it (the field or
+// argument name of the public API, not an internal symbol), the value given and the allowed range in interval
+// notation: "mechanisms: NoiseMultiplier = -1 is outside the allowed range (0, ∞)". NaN is never in range.
+// Callers test for it with errors.As(err, new(*param.Error)).
+package param
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Error reports a parameter outside its allowed range.
+type Error struct {
+	Pkg     string  // the package that rejected the value, e.g. "mechanisms"
+	Param   string  // the parameter's name as the caller set it, e.g. "NoiseMultiplier" or "epsilon"
+	Value   float64 // the value given (integers are converted)
+	Allowed string  // the allowed range, e.g. "(0, 1]", or a short description
+}
+
+func (e *Error) Error() string {
+	pkg := e.Pkg
+	if pkg == "" {
+		pkg = "dprl"
+	}
+	return fmt.Sprintf("%s: %s = %s is outside the allowed range %s", pkg, e.Param, Format(e.Value), e.Allowed)
+}
+
+// Format prints a value the way range messages do: ∞ and -∞ for infinities, the shortest exact decimal
+// otherwise.
+func Format(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "∞"
+	case math.IsInf(v, -1):
+		return "-∞"
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// Interval is a range of reals with open or closed ends; Lo = -Inf or Hi = +Inf make it unbounded.
+type Interval struct {
+	Lo, Hi             float64
+	LoClosed, HiClosed bool
+}
+
+// Common intervals.
+var (
+	Positive    = Interval{Lo: 0, Hi: math.Inf(1)}                 // (0, ∞)
+	NonNegative = Interval{Lo: 0, Hi: math.Inf(1), LoClosed: true} // [0, ∞)
+	Probability = Interval{Lo: 0, Hi: 1, LoClosed: true, HiClosed: true}
+	OpenUnit    = Interval{Lo: 0, Hi: 1} // (0, 1)
+	Finite      = Interval{Lo: math.Inf(-1), Hi: math.Inf(1)}
+)
+
+// Contains reports whether v lies in the interval; NaN never does.
+func (iv Interval) Contains(v float64) bool {
+	if math.IsNaN(v) {
+		return false
+	}
+	return (v > iv.Lo || (iv.LoClosed && v == iv.Lo)) && (v < iv.Hi || (iv.HiClosed && v == iv.Hi))
+}
+
+func (iv Interval) String() string {
+	l, r := "(", ")"
+	if iv.LoClosed {
+		l = "["
+	}
+	if iv.HiClosed {
+		r = "]"
+	}
+	return l + Format(iv.Lo) + ", " + Format(iv.Hi) + r
+}
+
+// Checker rejects values on behalf of one package.
+type Checker string
+
+// In returns an *Error unless v lies in iv.
+func (c Checker) In(name string, v float64, iv Interval) error {
+	if iv.Contains(v) {
+		return nil
+	}
+	return &Error{Pkg: string(c), Param: name, Value: v, Allowed: iv.String()}
+}
+
+// Int returns an *Error unless lo ≤ v ≤ hi.
+func (c Checker) Int(name string, v, lo, hi int) error {
+	if v >= lo && v <= hi {
+		return nil
+	}
+	return &Error{Pkg: string(c), Param: name, Value: float64(v), Allowed: IntRange(lo, hi)}
+}
+
+// AtLeast returns an *Error unless v ≥ lo.
+func (c Checker) AtLeast(name string, v, lo int) error {
+	return c.Int(name, v, lo, math.MaxInt)
+}
+
+// Errorf returns an *Error with a free-form description of what is allowed.
+func (c Checker) Errorf(name string, v float64, allowed string, args ...any) error {
+	return &Error{Pkg: string(c), Param: name, Value: v, Allowed: fmt.Sprintf(allowed, args...)}
+}
+
+// IntRange prints [lo, hi] for integers, with ∞ for math.MaxInt.
+func IntRange(lo, hi int) string {
+	h := strconv.Itoa(hi)
+	if hi == math.MaxInt {
+		return "[" + strconv.Itoa(lo) + ", ∞)"
+	}
+	return "[" + strconv.Itoa(lo) + ", " + h + "]"
+}
+
+// First returns the first non-nil error.
+func First(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}

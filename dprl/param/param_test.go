@@ -1,0 +1,58 @@
+package param_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"dprl/dprl/param"
+)
+
+func TestIntervalContains(t *testing.T) {
+	cases := []struct {
+		iv   param.Interval
+		v    float64
+		want bool
+	}{
+		{param.Positive, 0, false},
+		{param.Positive, 1e-300, true},
+		{param.Positive, math.Inf(1), false},
+		{param.Positive, math.NaN(), false},
+		{param.NonNegative, 0, true},
+		{param.Probability, 1, true},
+		{param.OpenUnit, 1, false},
+		{param.Finite, math.Inf(-1), false},
+		{param.Finite, -1e308, true},
+	}
+	for _, c := range cases {
+		if got := c.iv.Contains(c.v); got != c.want {
+			t.Errorf("%v.Contains(%v) = %v, want %v", c.iv, c.v, got, c.want)
+		}
+	}
+}
+
+func TestErrorNamesPackageParamValueRange(t *testing.T) {
+	const check param.Checker = "mechanisms"
+	err := check.In("NoiseMultiplier", -1, param.Positive)
+	var pe *param.Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("got %T, want *param.Error", err)
+	}
+	want := "mechanisms: NoiseMultiplier = -1 is outside the allowed range (0, ∞)"
+	if err.Error() != want {
+		t.Errorf("got %q, want %q", err, want)
+	}
+	if got := check.AtLeast("Steps", 0, 1).Error(); got != "mechanisms: Steps = 0 is outside the allowed range [1, ∞)" {
+		t.Errorf("AtLeast: %q", got)
+	}
+	if check.In("x", 0.5, param.OpenUnit) != nil || check.Int("n", 3, 1, 3) != nil {
+		t.Error("in-range values rejected")
+	}
+}
+
+func ExampleChecker_In() {
+	const check param.Checker = "mypkg"
+	fmt.Println(check.In("epsilon", math.NaN(), param.Positive))
+	// Output: mypkg: epsilon = NaN is outside the allowed range (0, ∞)
+}
