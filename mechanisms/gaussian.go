@@ -111,18 +111,19 @@ func AnalyticGaussianSigma(epsilon, delta, sensitivity float64) (float64, error)
 
 // Gaussian adds independent N(0, σ²) noise to each coordinate. Its privacy depends on the sensitivity of what
 // it is applied to, which the caller states through how σ was calibrated.
+//
+// Gaussian is the float path: fast, for simulation and experiments. Its float64 noise is open to Mironov's
+// least-significant-bit attack whatever source it draws from; use DiscreteGaussian for releases (see the
+// package documentation, "Float path and secure path").
 type Gaussian struct {
 	Sigma float64
 	rng   *rand.Rand
 }
 
-// NewGaussian returns the Gaussian mechanism with noise σ > 0 drawing from src.
+// NewGaussian returns the Gaussian mechanism with noise sigma ∈ (0, ∞) drawing from src (non-nil).
 func NewGaussian(sigma float64, src rand.Source) (*Gaussian, error) {
-	if err := checkSigma(sigma); err != nil {
+	if err := firstErr(checkSigma(sigma), checkSource("src", src)); err != nil {
 		return nil, err
-	}
-	if src == nil {
-		panic("mechanisms: NewGaussian with a nil rand.Source")
 	}
 	return &Gaussian{Sigma: sigma, rng: rand.New(src)}, nil
 }
@@ -137,9 +138,10 @@ func (g *Gaussian) AddNoise(x []float64) {
 // Release returns value + N(0, σ²).
 func (g *Gaussian) Release(value float64) float64 { return value + g.Sigma*g.rng.NormFloat64() }
 
-// SecureSource returns a ChaCha8 generator seeded from crypto/rand, for releases that leave the machine.
-// (Noise drawn from floating-point samplers still has the known least-significant-bit weaknesses, Mironov
-// 2012; this removes only the predictability of a fixed seed.)
+// SecureSource returns a ChaCha8 generator seeded with 32 bytes from crypto/rand, for releases that leave
+// the machine. It removes only the predictability of a fixed seed: pair it with the secure samplers
+// (SnappingLaplace, DiscreteGaussian, DiscreteLaplace), since float noise from any source stays open to
+// Mironov's least-significant-bit attack.
 func SecureSource() rand.Source {
 	var seed [32]byte
 	if _, err := crand.Read(seed[:]); err != nil {

@@ -6,27 +6,32 @@ import (
 	"math/rand/v2"
 )
 
-// Laplace adds Lap(b) noise, b = Δ1/ε: ε-DP for a query of ℓ1 sensitivity Δ1.
+// Laplace adds Lap(b) noise, b = Δ1/ε: ε-DP for a query of ℓ1 sensitivity Δ1 in exact arithmetic.
+//
+// Laplace is the float path: fast, for simulation and experiments. Its float64 noise is open to Mironov's
+// least-significant-bit attack whatever source it draws from; use SnappingLaplace (or DiscreteLaplace) for
+// releases (see the package documentation, "Float path and secure path").
 type Laplace struct {
 	Scale float64 // b
 	rng   *rand.Rand
 }
 
-// NewLaplace returns the Laplace mechanism for an ℓ1 sensitivity and ε.
+// NewLaplace returns the Laplace mechanism for an ℓ1 sensitivity ∈ (0, ∞) and epsilon ∈ (0, ∞), drawing from
+// src (non-nil). The scale sensitivity/epsilon must be finite and positive.
 func NewLaplace(epsilon, sensitivity float64, src rand.Source) (*Laplace, error) {
-	if err := firstErr(checkEpsilon(epsilon), checkSensitivity(sensitivity)); err != nil {
+	if err := firstErr(checkEpsilon(epsilon), checkSensitivity(sensitivity), checkSource("src", src)); err != nil {
 		return nil, err
+	}
+	if b := sensitivity / epsilon; !(b > 0) || math.IsInf(b, 1) {
+		return nil, check.Errorf("epsilon", epsilon, "(0, ∞) with sensitivity/epsilon a positive finite scale (sensitivity = %g)", sensitivity)
 	}
 	return NewLaplaceScale(sensitivity/epsilon, src)
 }
 
-// NewLaplaceScale returns a Laplace noise source with scale b > 0.
+// NewLaplaceScale returns a Laplace noise source with scale ∈ (0, ∞) drawing from src (non-nil).
 func NewLaplaceScale(scale float64, src rand.Source) (*Laplace, error) {
-	if err := inRange("scale", scale, 0, math.Inf(1), false, false); err != nil {
+	if err := firstErr(inRange("scale", scale, 0, math.Inf(1), false, false), checkSource("src", src)); err != nil {
 		return nil, err
-	}
-	if src == nil {
-		panic("mechanisms: Laplace with a nil rand.Source")
 	}
 	return &Laplace{Scale: scale, rng: rand.New(src)}, nil
 }
@@ -93,8 +98,8 @@ func NewSparseVector(p SparseVectorParams) (*SparseVector, error) {
 		inRange("threshold", p.Threshold, math.Inf(-1), math.Inf(1), false, false)); err != nil {
 		return nil, err
 	}
-	if p.Src == nil {
-		panic("mechanisms: NewSparseVector with a nil rand.Source")
+	if err := checkSource("Src", p.Src); err != nil {
+		return nil, err
 	}
 	s := &SparseVector{p: p, ThresholdScale: 2 * p.Sensitivity / p.Epsilon, QueryScale: 4 * p.Sensitivity / p.Epsilon}
 	s.thresholdNoise, _ = NewLaplaceScale(s.ThresholdScale, p.Src)
