@@ -54,7 +54,8 @@ type SnappingLaplace struct {
 // NewSnappingLaplace validates p: Epsilon and Sensitivity in (0, ∞), Bound with λ < B' < 2⁴⁶·λ (in the
 // units above: Bound roughly in (Sensitivity/Epsilon, 2⁴⁶·Sensitivity/Epsilon)), Src non-nil.
 func NewSnappingLaplace(p SnappingLaplaceParams) (*SnappingLaplace, error) {
-	if err := firstErr(checkEpsilon(p.Epsilon), checkSensitivity(p.Sensitivity),
+	if err := firstErr(inRange("Epsilon", p.Epsilon, 0, math.Inf(1), false, false),
+		inRange("Sensitivity", p.Sensitivity, 0, math.Inf(1), false, false),
 		inRange("Bound", p.Bound, 0, math.Inf(1), false, false), checkSource("Src", p.Src)); err != nil {
 		return nil, err
 	}
@@ -169,10 +170,7 @@ type DiscreteGaussian struct {
 // NewDiscreteGaussian validates p: Sigma in (0, ∞), Granularity a power of two (or 0) with Sigma/Granularity
 // in [2⁻²⁰, 2⁶⁰], Src non-nil.
 func NewDiscreteGaussian(p DiscreteGaussianParams) (*DiscreteGaussian, error) {
-	if err := firstErr(checkSigma(p.Sigma), checkSource("Src", p.Src)); err != nil {
-		if pe, ok := err.(*ParamError); ok && pe.Param == "sigma" {
-			pe.Param = "Sigma"
-		}
+	if err := firstErr(inRange("Sigma", p.Sigma, 0, math.Inf(1), false, false), checkSource("Src", p.Src)); err != nil {
 		return nil, err
 	}
 	g := p.Granularity

@@ -1,0 +1,149 @@
+package mechanisms
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+)
+
+// TestBudgetInvalidUnrepresentable: Budget has no exported field (Budget{Epsilon: NaN} no longer compiles, and
+// was an unlimited budget before), and its zero value refuses every spend instead of acting unlimited.
+func TestBudgetInvalidUnrepresentable(t *testing.T) {
+	typ := reflect.TypeFor[Budget]()
+	for i := range typ.NumField() {
+		if f := typ.Field(i); f.IsExported() {
+			t.Errorf("Budget has exported field %s: a caller can set an invalid cap", f.Name)
+		}
+	}
+	var zero Budget
+	if err := zero.Spend("query", 0.1, 0); !errors.Is(err, ErrNoBudget) {
+		t.Errorf("zero Budget spend: %v, want ErrNoBudget", err)
+	}
+	if err := zero.Spend("nothing", 0, 0); !errors.Is(err, ErrNoBudget) {
+		t.Errorf("zero Budget zero spend: %v, want ErrNoBudget", err)
+	}
+	if e, d := zero.Remaining(); e != 0 || d != 0 {
+		t.Errorf("zero Budget remaining (%g, %g)", e, d)
+	}
+	if _, err := zero.Split(1, 1); !errors.Is(err, ErrNoBudget) {
+		t.Errorf("zero Budget split: %v", err)
+	}
+	var nilB *Budget
+	if err := nilB.Spend("query", 0.1, 0); !errors.Is(err, ErrNoBudget) {
+		t.Errorf("nil Budget spend: %v", err)
+	}
+	if nilB.Epsilon() != 0 || nilB.Items() != nil {
+		t.Error("nil Budget accessors")
+	}
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		eps, delta float64
+		param      string
+	}{
+		{nan, 0, "epsilon"}, {inf, 0, "epsilon"}, {0, 0, "epsilon"}, {-1, 0, "epsilon"},
+		{1, nan, "delta"}, {1, 1, "delta"}, {1, -0.1, "delta"}, {1, inf, "delta"},
+	} {
+		if _, err := NewBudget(c.eps, c.delta); paramName(err) != c.param {
+			t.Errorf("NewBudget(%g, %g): %v, want a ParamError naming %s", c.eps, c.delta, err, c.param)
+		}
+	}
+	b, _ := NewBudget(2, 1e-5)
+	if b.Epsilon() != 2 || b.Delta() != 1e-5 {
+		t.Errorf("caps (%g, %g)", b.Epsilon(), b.Delta())
+	}
+}
+
+// TestBudgetExactSpends: spending the cap in pieces that add up to it in decimal succeeds, and afterwards
+// (or from the start) any representable overspend fails. The old code's relative slack of 1e-12 accepted
+// overspends up to 1e-12·cap.
+func TestBudgetExactSpends(t *testing.T) {
+	b, _ := NewBudget(1, 1e-5)
+	for i := range 10 {
+		if err := b.Spend("tenth", 0.1, 1e-6); err != nil {
+			t.Fatalf("spend %d of 10 × 0.1: %v", i+1, err)
+		}
+	}
+	if e, d := b.Remaining(); e != 0 || d != 0 {
+		t.Errorf("remaining after spending the cap: (%g, %g)", e, d)
+	}
+	var over *OverspendError
+	for _, c := range [][2]float64{{math.SmallestNonzeroFloat64, 0}, {0, math.SmallestNonzeroFloat64}, {1e-13, 0}} {
+		if err := b.Spend("one more", c[0], c[1]); !errors.As(err, &over) {
+			t.Errorf("overspend (%g, %g) after the cap was spent: %v", c[0], c[1], err)
+		}
+	}
+	if err := b.Spend("nothing", 0, 0); err != nil {
+		t.Errorf("a zero spend on a spent budget: %v", err)
+	}
+
+	// A fresh budget refuses the float just above its cap, and accepts the cap itself.
+	b, _ = NewBudget(1, 0)
+	if err := b.Spend("above", math.Nextafter(1, 2), 0); !errors.As(err, &over) {
+		t.Errorf("spend of 1+ulp on cap 1: %v", err)
+	}
+	if err := b.Spend("all", 1, 0); err != nil {
+		t.Errorf("spend of the whole cap: %v", err)
+	}
+
+	// Many uneven pieces: 0.7 + 0.2 + 0.1 = 1; then 0.3 + 1e-16 on a 0.3 budget fails.
+	b, _ = NewBudget(1, 0)
+	for _, e := range []float64{0.7, 0.2, 0.1} {
+		if err := b.Spend("piece", e, 0); err != nil {
+			t.Fatalf("piece %g: %v", e, err)
+		}
+	}
+	b, _ = NewBudget(0.3, 0)
+	if err := b.Spend("over", 0.30000000000000004, 0); !errors.As(err, &over) {
+		t.Errorf("0.30000000000000004 on cap 0.3: %v", err)
+	}
+
+	// Bad spends are parameter errors and record nothing.
+	b, _ = NewBudget(1, 1e-5)
+	nan, inf := math.NaN(), math.Inf(1)
+	for _, c := range []struct {
+		eps, delta float64
+		param      string
+	}{
+		{nan, 0, "epsilon"}, {-0.1, 0, "epsilon"}, {inf, 0, "epsilon"}, {math.Inf(-1), 0, "epsilon"},
+		{0.1, nan, "delta"}, {0.1, -1e-9, "delta"}, {0.1, 1, "delta"}, {0.1, inf, "delta"},
+	} {
+		if err := b.Spend("bad", c.eps, c.delta); paramName(err) != c.param {
+			t.Errorf("Spend(%g, %g): %v, want a ParamError naming %s", c.eps, c.delta, err, c.param)
+		}
+	}
+	if e, d := b.Spent(); e != 0 || d != 0 || len(b.Items()) != 0 {
+		t.Errorf("a refused spend was recorded: (%g, %g) %v", e, d, b.Items())
+	}
+}
+
+// TestBudgetSplitFits: the parts of any split can all be spent.
+func TestBudgetSplitFits(t *testing.T) {
+	for _, c := range []struct {
+		eps, delta float64
+		w          []float64
+	}{
+		{1, 1e-5, []float64{1, 1, 1}},
+		{0.3, 1e-6, []float64{1, 1, 1, 1, 1, 1, 1}},
+		{10, 1e-4, []float64{3, 1}},
+		{0.7, 3e-7, []float64{0.1, 0.2, 0.3, 0.4, 1e-3}},
+	} {
+		b, _ := NewBudget(c.eps, c.delta)
+		parts, err := b.Split(c.w...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total := 0.0
+		for _, w := range c.w {
+			total += w
+		}
+		for i, p := range parts {
+			if err := b.Spend("part", p[0], p[1]); err != nil {
+				t.Errorf("cap (%g, %g) split %v: part %d %v refused: %v", c.eps, c.delta, c.w, i, p, err)
+			}
+			if want := c.eps * c.w[i] / total; math.Abs(p[0]-want) > 1e-12*want {
+				t.Errorf("part %d ε = %g, want ≈ %g", i, p[0], want)
+			}
+		}
+	}
+}
