@@ -98,6 +98,19 @@ func TestBudgetExactSpends(t *testing.T) {
 		t.Errorf("0.30000000000000004 on cap 0.3: %v", err)
 	}
 
+	// Extreme but valid amounts are exact too.
+	b, _ = NewBudget(1e300, 5e-324)
+	if err := b.Spend("huge", 1e300, 5e-324); err != nil {
+		t.Errorf("spending an extreme cap: %v", err)
+	}
+	if err := b.Spend("more", 0, 5e-324); !errors.As(err, &over) {
+		t.Errorf("subnormal δ overspend: %v", err)
+	}
+	b, _ = NewBudget(1e-300, 0)
+	if err := b.Spend("big", math.MaxFloat64, 0); !errors.As(err, &over) {
+		t.Errorf("MaxFloat64 on a tiny cap: %v", err)
+	}
+
 	// Bad spends are parameter errors and record nothing.
 	b, _ = NewBudget(1, 1e-5)
 	nan, inf := math.NaN(), math.Inf(1)

@@ -31,12 +31,14 @@ type SnappingLaplaceParams struct {
 // rounding errors, and clamping so that those errors stay bounded, removes the holes in the support of
 // float64 Laplace noise that Mironov's least-significant-bit attack exploits.
 //
-// Privacy (Mironov 2012, Theorem 1, restated). For a function of sensitivity 1, if λ < B < 2⁴⁶·λ and the
-// logarithm is accurate to within one unit in the last place (Go's math.Log is), the mechanism is
+// Privacy (Mironov 2012, Theorem 1, restated). For a function of sensitivity 1, if λ < B < 2⁴⁶·λ, the
+// mechanism is
 // (1/λ + 2⁻⁴⁹·B/λ)-differentially private. The term 2⁻⁴⁹·B/λ bounds the float64 rounding errors of the
 // noise computation; with η = 2⁻⁵³ it is 16·η·B/λ, so it covers the 12·B·η/λ that the proof's rounding
-// argument needs. The privacy loss thus exceeds the ideal ε by 2⁻⁴⁹·B·ε: negligible when B is a small
-// multiple of the range of the value.
+// argument needs. The analysis takes the float64 operations as correctly rounded and the logarithm as
+// accurate to about one unit in the last place (Go's math.Log implements an algorithm with error below one
+// ulp). The privacy loss thus exceeds the ideal ε by 2⁻⁴⁹·B·ε: negligible when B is a small multiple of the
+// range of the value.
 //
 // Sensitivity other than 1. The value is divided by Δ' = Δ + 2⁻⁵¹·B (rounded up), so that the quotients of
 // two neighbouring values, each rounded once, differ by at most 1; the theorem then applies in those units
@@ -318,7 +320,7 @@ type DiscreteLaplace struct {
 }
 
 // NewDiscreteLaplace validates p: Scale in (0, ∞), Granularity a power of two (or 0) with Scale/Granularity
-// in [2⁻²⁰, 2⁶⁰], Src non-nil.
+// in [1, 2⁶⁰], Src non-nil.
 func NewDiscreteLaplace(p DiscreteLaplaceParams) (*DiscreteLaplace, error) {
 	if err := firstErr(inRange("Scale", p.Scale, 0, math.Inf(1), false, false), checkSource("Src", p.Src)); err != nil {
 		return nil, err
@@ -331,10 +333,11 @@ func NewDiscreteLaplace(p DiscreteLaplaceParams) (*DiscreteLaplace, error) {
 		return nil, err
 	}
 	r := p.Scale / g
-	if !(r >= 0x1p-20 && r <= 0x1p60) {
-		return nil, check.Errorf("Granularity", p.Granularity, "powers of two with Scale/Granularity in [2⁻²⁰, 2⁶⁰] (Scale = %g)", p.Scale)
+	if !(r >= 1 && r <= 0x1p60) {
+		return nil, check.Errorf("Granularity", p.Granularity, "powers of two with Scale/Granularity in [1, 2⁶⁰] (Scale = %g)", p.Scale)
 	}
-	// r = m·2^e exactly: the discrete Laplace of scale t/num with t = m·2^max(e,0), num = 2^max(−e,0).
+	// r = m·2^e exactly (m < 2⁵³, so e ≥ −52 and m·2^e ≤ 2⁶⁰ fit): the discrete Laplace of scale t/num with
+	// t = m·2^max(e,0), num = 2^max(−e,0).
 	m, e := dyadic(r)
 	t, num := m, uint64(1)
 	if e >= 0 {

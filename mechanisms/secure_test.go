@@ -86,7 +86,7 @@ func TestDiscreteGaussianExactPMF(t *testing.T) {
 }
 
 func TestDiscreteLaplaceExactPMF(t *testing.T) {
-	for _, c := range []struct{ scale, g float64 }{{2.5, 1}, {0.75, 0.25}, {7, 1}} {
+	for _, c := range []struct{ scale, g float64 }{{2.5, 1}, {0.75, 0.25}, {7, 1}, {1 + 0x1p-52, 1}, {3.3, 1}} {
 		m, err := NewDiscreteLaplace(DiscreteLaplaceParams{Scale: c.scale, Granularity: c.g, Src: rand.NewPCG(5, 6)})
 		if err != nil {
 			t.Fatal(err)
@@ -296,7 +296,7 @@ func TestSecureBadInput(t *testing.T) {
 		{"Granularity", dg(1, 0.3, src)}, {"Granularity", dg(1, -0.5, src)}, {"Granularity", dg(1, nan, src)},
 		{"Granularity", dg(1, inf, src)}, {"Granularity", dg(1, 0x1p-70, src)}, {"Granularity", dg(1, 0x1p30, src)},
 		{"Src", dg(1, 0, nil)},
-		{"Scale", dl(nan, 0, src)}, {"Scale", dl(0, 0, src)}, {"Scale", dl(inf, 0, src)}, {"Granularity", dl(1, 3, src)},
+		{"Granularity", dl(1, 2, src)}, {"Granularity", dl(0x1p-20, 1, src)}, {"Scale", dl(nan, 0, src)}, {"Scale", dl(0, 0, src)}, {"Scale", dl(inf, 0, src)}, {"Granularity", dl(1, 3, src)},
 		{"Src", dl(1, 0, nil)},
 		{"sigma", second(NewGaussian(nan, src))}, {"sigma", second(NewGaussian(inf, src))}, {"sigma", second(NewGaussian(-1, src))},
 		{"src", second(NewGaussian(1, nil))},
