@@ -16,10 +16,14 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"dprl/dprl/param"
 	"dprl/dprl/policyeval"
 	"dprl/envs"
 	"dprl/mechanisms"
 )
+
+// check rejects values on behalf of this package.
+const check param.Checker = "adhoc"
 
 // Method is a private estimator.
 type Method int
@@ -146,33 +150,40 @@ func (s *Setup) Reference(d *envs.Dataset) ([]float64, error) {
 
 // Release is one private estimate with the noise that produced it.
 type Release struct {
-	Theta []float64
-	Sigma float64 // per-coordinate noise std (for GPOPE, per step)
+	Theta   []float64
+	Sigma   float64 // per-coordinate noise std (for GPOPE, per step)
+	Clipped int     // DP-LSW, DP-LSL: first-visit returns clipped to the declared range
 }
 
-// Estimate runs method m on d at (eps, Setup.Delta).
+// Estimate runs method m on d at (eps, Setup.Delta): eps must lie in (0, ∞) — a release always has noise
+// (NonPrivate is the separate, explicitly non-private estimate). DP-LSW and DP-LSL clip every first-visit
+// return to the declared range ([0, ReturnMax], or [−ReturnMax, ReturnMax] when Signed) and report how many
+// they clipped in Release.Clipped; GPOPE clips every step's gradient to Clip.
 func (s *Setup) Estimate(m Method, d *envs.Dataset, eps float64, src rand.Source) (*Release, error) {
+	if err := check.In("epsilon", eps, param.Positive); err != nil {
+		return nil, err
+	}
 	if err := s.Validate(d); err != nil {
 		return nil, err
 	}
-	return s.estimate(m, d, eps, src)
+	return s.estimate(m, d, eps, false, src)
 }
 
-// NonPrivate runs method m's non-private counterpart on d: LSW, LSL with the same λ, or GPOPE without noise
-// (same clip, steps and step size).
+// NonPrivate runs method m's non-private counterpart on d — not private: LSW, LSL with the same λ, or
+// GPOPE without noise (same clip, steps and step size).
 func (s *Setup) NonPrivate(m Method, d *envs.Dataset, src rand.Source) ([]float64, error) {
 	if err := s.Validate(d); err != nil {
 		return nil, err
 	}
-	r, err := s.estimate(m, d, 0, src)
+	r, err := s.estimate(m, d, 0, true, src)
 	if err != nil {
 		return nil, err
 	}
 	return r.Theta, nil
 }
 
-// estimate is Estimate on a validated dataset; eps = 0 runs the non-private counterpart.
-func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source) (*Release, error) {
+// estimate is Estimate on a validated dataset; nonPrivate runs the non-private counterpart (eps unused).
+func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, nonPrivate bool, src rand.Source) (*Release, error) {
 	priv := policyeval.PrivacyParams{Epsilon: eps, Delta: s.Delta, Variant: mechanisms.SmoothLemma1}
 	switch m {
 	case DPLSW, DPLSL:
@@ -181,7 +192,7 @@ func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source
 			return nil, err
 		}
 		if m == DPLSW {
-			if eps == 0 {
+			if nonPrivate {
 				th, err := policyeval.LSW(s.problem(), sig)
 				return &Release{Theta: th}, err
 			}
@@ -189,7 +200,7 @@ func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source
 			if err != nil {
 				return nil, err
 			}
-			return &Release{Theta: r.Theta, Sigma: r.Sigma}, nil
+			return &Release{Theta: r.Theta, Sigma: r.Sigma, Clipped: r.Clipped}, nil
 		}
 		c := s.LambdaC
 		if c == 0 {
@@ -199,7 +210,7 @@ func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source
 		if err != nil {
 			return nil, err
 		}
-		if eps == 0 {
+		if nonPrivate {
 			th, err := policyeval.LSL(s.problem(), sig, lambda)
 			return &Release{Theta: th}, err
 		}
@@ -207,7 +218,7 @@ func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source
 		if err != nil {
 			return nil, err
 		}
-		return &Release{Theta: r.Theta, Sigma: r.Sigma}, nil
+		return &Release{Theta: r.Theta, Sigma: r.Sigma, Clipped: r.Clipped}, nil
 	case GPOPE:
 		switch {
 		case !(s.Clip > 0) || math.IsInf(s.Clip, 0):
@@ -222,13 +233,13 @@ func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source
 			return nil, err
 		}
 		sigma := 0.0
-		if eps > 0 {
+		if !nonPrivate {
 			if sigma, err = policyeval.GPOPESigma(policyeval.AccountingPaper, len(ft), s.Steps, eps, s.Delta, s.Clip, nil); err != nil {
 				return nil, err
 			}
 		}
 		th, err := policyeval.GPOPE(ft, policyeval.GPOPEConfig{Gamma: s.Gamma, Iterations: s.Steps, Step: policyeval.Constant(s.StepSize),
-			Clip: s.Clip, Sigma: sigma, Src: src})
+			Clip: s.Clip, Sigma: sigma, NonPrivate: nonPrivate, Src: src})
 		if err != nil {
 			return nil, err
 		}

@@ -70,6 +70,9 @@ type TrainResult struct {
 	NoiseMultiplier float64
 	Returns         []float64 // evaluation returns (unscaled)
 	Return          float64   // their mean
+	// Dropped counts per-example gradients left out of private steps for a NaN or infinite entry (each
+	// contributes zero, which keeps the sensitivity; see nn.Workspace.PrivateGradient).
+	Dropped int
 }
 
 // ErrNoStableData is returned when a configuration needs D_stable and it is empty (the paper's "inf" in
@@ -294,7 +297,11 @@ func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, 
 				}
 			}
 			b.private = true
-			l.privateStep(b, dp, cfg.Batch, noise)
+			dropped, err := l.privateStep(b, dp, cfg.Batch, noise)
+			if err != nil {
+				return nil, err
+			}
+			res.Dropped += dropped
 			res.PrivateSteps++
 		case stable.total() > 0:
 			for range cfg.Batch {
@@ -347,7 +354,10 @@ func (l *Learner) plainStep(b *batch) {
 }
 
 // privateStep is Algorithm 4's update: clipped per-example gradients, summed, plus N(0, s²C²), over b.
-func (l *Learner) privateStep(b *batch, dp nn.DPSGDConfig, expected int, noise *rand.Rand) {
+func (l *Learner) privateStep(b *batch, dp nn.DPSGDConfig, expected int, noise *rand.Rand) (dropped int, err error) {
+	if err := dp.Validate(); err != nil {
+		return 0, err
+	}
 	if b.n == 0 {
 		std := dp.NoiseMultiplier * dp.Clip / float64(expected)
 		l.grads.Each(func(g []float64) {
@@ -357,10 +367,13 @@ func (l *Learner) privateStep(b *batch, dp nn.DPSGDConfig, expected int, noise *
 		})
 	} else {
 		l.backward(b)
-		l.ws.PrivateGradient(l.Net, dp, noise, l.grads, l.norms)
+		if _, dropped, err = l.ws.PrivateGradient(l.Net, dp, noise, l.grads, l.norms); err != nil {
+			return 0, err
+		}
 		l.grads.Scale(float64(b.n) / float64(expected)) // PrivateGradient divides by the batch; Algorithm 4 by b
 	}
 	l.update()
+	return dropped, nil
 }
 
 // evaluate runs one greedy episode on the default environment and returns its undiscounted return.

@@ -133,9 +133,12 @@ func (q *Released) Value(s float64, a int) float64 {
 
 // Result is a run's episode returns (true rewards, whatever the method saw) and the released function.
 type Result struct {
-	Returns  []float64
-	Samples  int // environment steps taken
-	Updates  int // gradient steps taken (DP-SGD's accounting counts these)
+	Returns []float64
+	Samples int // environment steps taken
+	Updates int // gradient steps taken (DP-SGD's accounting counts these)
+	// Dropped counts DP-SGD's per-example gradients left out for a NaN or infinite entry (each contributes
+	// zero, which keeps the sensitivity).
+	Dropped  int
 	Released *Released
 }
 
@@ -253,7 +256,11 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 				nn.SelectedLoss(nn.Huber{}, out, m, acts, targets, dOut)
 				wsB.Backward(net, dOut)
 				if cfg.Method == DPSGD {
-					wsB.PrivateGradient(net, dp, noise, g, norms)
+					_, dropped, err := wsB.PrivateGradient(net, dp, noise, g, norms)
+					if err != nil {
+						return nil, err
+					}
+					res.Dropped += dropped
 				} else {
 					wsB.Gradient(net, nil, g)
 					g.Scale(1 / float64(cfg.Batch))

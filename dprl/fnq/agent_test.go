@@ -121,7 +121,10 @@ func TestRunSpecified(t *testing.T) {
 // TestBGP16: the first-visit signature matches a hand computation, and with a huge ε the DP-LSL critic learns
 // (last 20 episodes beat the first 20).
 func TestBGP16(t *testing.T) {
-	sig := firstVisit([][]step{{{0, 1}, {1, 0}, {0, 2}}, {{1, 3}}}, 2, 0.5)
+	sig, err := firstVisit([][]step{{{0, 1}, {1, 0}, {0, 2}}, {{1, 3}}}, 2, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// trajectory 1: pair 0 first at t = 0: 1 + 0.5·0 + 0.25·2 = 1.5; pair 1 at t = 1: 0 + 0.5·2 = 1; trajectory 2: pair 1: 3
 	if sig.M != 2 || sig.Counts[0] != 1 || sig.Counts[1] != 2 || sig.F[0] != 1.5 || sig.F[1] != 2 {
 		t.Fatalf("signature %+v", sig)

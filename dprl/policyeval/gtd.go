@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"dprl/dprl/param"
 	"dprl/envs"
 	"dprl/mechanisms"
 )
@@ -246,16 +247,19 @@ func Diminishing(alpha0, tau float64) StepSize {
 	return func(t int) float64 { return alpha0 / (1 + float64(t)/tau) }
 }
 
-// GPOPEConfig configures Xie et al.'s Algorithm 1. With Sigma = 0 it is non-private episodic GTD2 (one
-// trajectory per step, all of its transitions, clipped gradients).
+// GPOPEConfig configures Xie et al.'s Algorithm 1. Sigma must be positive: a zero Sigma is an error, not a
+// non-private run. NonPrivate (with Sigma = 0) selects the explicitly non-private baseline, episodic GTD2
+// (one trajectory per step, all of its transitions, clipped gradients, no noise).
 type GPOPEConfig struct {
 	Gamma      float64
 	Iterations int      // T
 	Step       StepSize // α_t
 	Clip       float64  // C: the stacked primal–dual gradient is clipped to norm C
-	Sigma      float64  // absolute noise standard deviation per coordinate (GPOPESigma computes it)
+	Sigma      float64  // absolute noise standard deviation per coordinate (GPOPESigma computes it), in (0, ∞)
+	NonPrivate bool     // run without noise (Sigma must then be 0): not private
 	Src        rand.Source
-	// Trace, if set, sees the norm of every step's gradient before clipping (e.g. to count clipped steps).
+	// Trace, if set, sees the norm of every step's gradient before clipping (e.g. to count clipped steps); NaN
+	// marks a gradient that overflowed and was dropped (set to zero, noise still added).
 	Trace func(t int, gradNorm float64)
 	// Iterate, if set, sees the iterate x_{t+1} = [θ; w] after every step (the privacy accounting covers
 	// every iterate; auditing uses this). The slices are reused: copy what you keep.
@@ -302,15 +306,23 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 	case !(cfg.Gamma >= 0 && cfg.Gamma <= 1):
 		return nil, fmt.Errorf("policyeval: GPOPE Gamma = %v is outside the allowed range [0, 1]", cfg.Gamma)
 	case !(cfg.Clip > 0) || math.IsInf(cfg.Clip, 1):
-		return nil, fmt.Errorf("policyeval: GPOPE Clip = %v is outside the allowed range (0, ∞)", cfg.Clip)
-	case !(cfg.Sigma >= 0) || math.IsInf(cfg.Sigma, 1):
-		return nil, fmt.Errorf("policyeval: GPOPE Sigma = %v is outside the allowed range [0, ∞)", cfg.Sigma)
+		return nil, check.In("Clip", cfg.Clip, param.Positive)
+	case cfg.NonPrivate && cfg.Sigma != 0:
+		return nil, check.Errorf("Sigma", cfg.Sigma, "{0} with NonPrivate")
+	case !cfg.NonPrivate && !param.Positive.Contains(cfg.Sigma):
+		return nil, check.Errorf("Sigma", cfg.Sigma, "(0, ∞) (set NonPrivate for the noiseless baseline)")
 	case cfg.Step == nil || cfg.Src == nil:
 		return nil, fmt.Errorf("policyeval: GPOPE needs a Step size and a Src")
+	}
+	if len(trajs[0].Phi) == 0 {
+		return nil, fmt.Errorf("policyeval: trajectory 0 has no features")
 	}
 	d := len(trajs[0].Phi[0])
 	if d == 0 {
 		return nil, fmt.Errorf("policyeval: GPOPE features have dimension 0")
+	}
+	if err := checkFeatureTrajectories(trajs, d); err != nil {
+		return nil, err
 	}
 	rng := rand.New(cfg.Src)
 	theta, w := make([]float64, d), make([]float64, d)
@@ -322,7 +334,9 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 			cfg.Trace(t, floats.Norm(g, 2))
 		}
 		gt, gw := g[:d], g[d:]
-		mechanisms.ClipToNorm(g, cfg.Clip)
+		if n := mechanisms.ClipToNorm(g, cfg.Clip); math.IsNaN(n) && cfg.Trace != nil {
+			cfg.Trace(t, n) // dropped: g is zero now
+		}
 		a := cfg.Step(t)
 		for i := range d {
 			theta[i] -= a * (gt[i] + cfg.Sigma*rng.NormFloat64())
@@ -336,6 +350,32 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 		}
 	}
 	return theta, nil
+}
+
+// checkFeatureTrajectories refuses ragged or non-finite data, naming the trajectory: a NaN reward would
+// otherwise reach the private iterate through the clipping.
+func checkFeatureTrajectories(trajs []FeatureTrajectory, d int) error {
+	for i, tr := range trajs {
+		if len(tr.Phi) != len(tr.R)+1 || len(tr.Rho) != len(tr.R) || len(tr.R) == 0 {
+			return fmt.Errorf("policyeval: trajectory %d has %d features, %d ratios and %d rewards: need H+1, H, H with H ≥ 1", i, len(tr.Phi), len(tr.Rho), len(tr.R))
+		}
+		for t, r := range tr.R {
+			if math.IsNaN(r) || math.IsInf(r, 0) || math.IsNaN(tr.Rho[t]) || math.IsInf(tr.Rho[t], 0) {
+				return check.Errorf(fmt.Sprintf("trajectory %d step %d reward/ratio", i, t), r+tr.Rho[t], "finite")
+			}
+		}
+		for t, phi := range tr.Phi {
+			if len(phi) != d {
+				return check.Int(fmt.Sprintf("len(trajectory %d Phi[%d])", i, t), len(phi), d, d)
+			}
+			for _, v := range phi {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return check.Errorf(fmt.Sprintf("trajectory %d Phi[%d]", i, t), v, "finite")
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // GPOPEAccounting selects how GPOPE's noise is calibrated.
