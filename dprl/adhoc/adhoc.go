@@ -115,11 +115,10 @@ func (s *Setup) Validate(d *envs.Dataset) error {
 }
 
 func (s *Setup) problem() *policyeval.Problem {
-	r := s.ReturnMax
 	if s.Signed {
-		r *= 2
+		return &policyeval.Problem{Phi: s.Phi, Rho: s.Rho, FMax: s.ReturnMax, FRange: 2 * s.ReturnMax, FMin: -s.ReturnMax}
 	}
-	return &policyeval.Problem{Phi: s.Phi, Rho: s.Rho, FMax: s.ReturnMax, FRange: r}
+	return &policyeval.Problem{Phi: s.Phi, Rho: s.Rho, FMax: s.ReturnMax, FRange: s.ReturnMax}
 }
 
 // stateFeatures reads φ(obs) from the rows of Phi.

@@ -8,9 +8,13 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"dprl/dprl/nn"
+	"dprl/dprl/param"
 	"dprl/envs"
 	"dprl/mechanisms"
 )
+
+// check rejects values on behalf of this package.
+const check param.Checker = "fnq"
 
 // Method selects the learner of Run.
 type Method int
@@ -84,22 +88,37 @@ func (c *Config) defaults() error {
 	if c.Src == nil {
 		return fmt.Errorf("fnq: Config.Src is nil: every run needs an explicit rand.Source")
 	}
+	// A private method always adds noise: its noise level must be positive (NonPrivate is the noiseless
+	// learner, selected explicitly).
+	var err error
 	switch c.Method {
+	case NonPrivate:
 	case FunctionalNoise:
-		if !(c.Sigma >= 0) || !(c.Beta > 0) {
-			return fmt.Errorf("fnq: functional noise needs Sigma ≥ 0 and Beta > 0 (got %v, %v)", c.Sigma, c.Beta)
-		}
+		err = param.First(check.In("Sigma", c.Sigma, param.Positive), check.In("Beta", c.Beta, param.Positive))
 	case InputPerturbation:
-		if !(c.RewardSigma >= 0) {
-			return fmt.Errorf("fnq: RewardSigma = %v is outside the allowed range [0, ∞)", c.RewardSigma)
-		}
+		err = check.In("RewardSigma", c.RewardSigma, param.Positive)
 	case DPSGD:
-		if !(c.Clip > 0) || !(c.Z >= 0) {
-			return fmt.Errorf("fnq: DP-SGD needs Clip > 0 and Z ≥ 0 (got %v, %v)", c.Clip, c.Z)
-		}
+		err = param.First(check.In("Clip", c.Clip, param.Positive), check.In("Z", c.Z, param.Positive))
+	default:
+		err = check.Errorf("Method", float64(c.Method), "{NonPrivate, FunctionalNoise, InputPerturbation, DPSGD}")
 	}
-	if !(c.Gamma >= 0 && c.Gamma <= 1) {
-		return fmt.Errorf("fnq: Gamma = %v is outside the allowed range [0, 1]", c.Gamma)
+	if err != nil {
+		return err
+	}
+	return param.First(check.In("Gamma", c.Gamma, param.Probability),
+		check.AtLeast("Episodes", c.Episodes, 1), check.AtLeast("Batch", c.Batch, 1),
+		check.AtLeast("ReplaySize", c.ReplaySize, c.Batch), check.AtLeast("TargetEvery", c.TargetEvery, 1),
+		check.In("LR", c.LR, param.Positive), check.In("EpsDecay", c.EpsDecay, param.Positive),
+		check.In("EpsStart", c.EpsStart, param.Probability), check.In("EpsEnd", c.EpsEnd, param.Probability),
+		check.In("GradClamp", c.GradClamp, param.Positive), hiddenSizes(c.Hidden))
+}
+
+// hiddenSizes checks the hidden-layer widths.
+func hiddenSizes(h []int) error {
+	for i, s := range h {
+		if err := check.AtLeast(fmt.Sprintf("Hidden[%d]", i), s, 1); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -173,7 +192,7 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 	}
 	rng := rand.New(cfg.Src)
 	// Separate streams for the network, the two path sets and the mechanisms' noise, drawn whatever the
-	// method, so that a zero noise level reproduces the non-private run exactly.
+	// method, so that every method sees the same network initialisation and exploration.
 	netSrc := rand.NewPCG(rng.Uint64(), rng.Uint64())
 	pathSrc := [2]rand.Source{rand.NewPCG(rng.Uint64(), rng.Uint64()), rand.NewPCG(rng.Uint64(), rng.Uint64())}
 	noise := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
@@ -184,7 +203,7 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	policy, target := noisyNet{net: net}, noisyNet{net: net.Clone()}
-	if cfg.Method == FunctionalNoise && cfg.Sigma > 0 {
+	if cfg.Method == FunctionalNoise {
 		if policy.paths, err = mechanisms.NewOUPaths(m, cfg.Sigma, cfg.Beta, pathSrc[0]); err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package fnq
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -39,13 +40,17 @@ func TestDQNLearns(t *testing.T) {
 	}
 }
 
-// TestFunctionalNoiseRelease: with σ = 0 functional noise is DQN exactly; with σ > 0 the released function
-// answers repeated queries with the same value and differs from the bare network by the path.
+// TestFunctionalNoiseRelease: with negligible σ functional noise acts as DQN (σ = 0 is refused); with σ > 0
+// the released function answers repeated queries with the same value and differs from the bare network by
+// the path.
 func TestFunctionalNoiseRelease(t *testing.T) {
 	a, _ := Run(wangHegde(), Config{Src: rand.NewPCG(2, 2), Episodes: 10})
-	b, _ := Run(wangHegde(), Config{Src: rand.NewPCG(2, 2), Episodes: 10, Method: FunctionalNoise, Sigma: 0})
+	b, err := Run(wangHegde(), Config{Src: rand.NewPCG(2, 2), Episodes: 10, Method: FunctionalNoise, Sigma: 1e-300})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !reflect.DeepEqual(a.Returns, b.Returns) {
-		t.Error("σ = 0 functional noise differs from DQN")
+		t.Error("σ = 1e-300 functional noise differs from DQN")
 	}
 	c, err := Run(wangHegde(), Config{Src: rand.NewPCG(2, 2), Episodes: 10, Method: FunctionalNoise, Sigma: 0.5})
 	if err != nil {
@@ -72,20 +77,32 @@ func TestFunctionalNoiseRelease(t *testing.T) {
 	}
 }
 
-// TestBaselinesWire: input perturbation with σ_r = 0 and DP-SGD with z = 0 and a clip that never binds are DQN
-// (clip aside); huge reward noise stops learning.
+// TestBaselinesWire: input perturbation with a negligible σ_r and DP-SGD with a negligible z and a clip that
+// never binds are DQN (clip aside); huge reward noise stops learning. A zero noise level is refused.
 func TestBaselinesWire(t *testing.T) {
 	base, _ := Run(wangHegde(), Config{Src: rand.NewPCG(4, 4), Episodes: 10})
-	ip, _ := Run(wangHegde(), Config{Src: rand.NewPCG(4, 4), Episodes: 10, Method: InputPerturbation})
-	if !reflect.DeepEqual(base.Returns[:3], ip.Returns[:3]) {
-		t.Error("σ_r = 0 differs from DQN in the first episodes")
+	ip, err := Run(wangHegde(), Config{Src: rand.NewPCG(4, 4), Episodes: 10, Method: InputPerturbation, RewardSigma: 1e-300})
+	if err != nil {
+		t.Fatal(err)
 	}
-	dp, err := Run(wangHegde(), Config{Src: rand.NewPCG(4, 4), Episodes: 10, Method: DPSGD, Clip: 1e9})
+	if !reflect.DeepEqual(base.Returns[:3], ip.Returns[:3]) {
+		t.Error("σ_r = 1e-300 differs from DQN in the first episodes")
+	}
+	dp, err := Run(wangHegde(), Config{Src: rand.NewPCG(4, 4), Episodes: 10, Method: DPSGD, Clip: 1e9, Z: 1e-300})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(base.Returns[:3], dp.Returns[:3]) {
-		t.Error("DP-SGD with z = 0 and no clipping differs from DQN in the first episodes")
+		t.Error("DP-SGD with z = 1e-300 and no clipping differs from DQN in the first episodes")
+	}
+	// The noise field left unset used to run the private methods without noise.
+	for _, c := range []Config{{Method: FunctionalNoise}, {Method: InputPerturbation}, {Method: DPSGD, Clip: 1},
+		{Method: FunctionalNoise, Sigma: math.NaN()}, {Method: InputPerturbation, RewardSigma: -1}, {Method: DPSGD, Clip: 1, Z: math.Inf(1)},
+		{Method: Method(9)}, {Episodes: -1}, {Batch: -2}, {Hidden: []int{0}}, {LR: math.NaN()}} {
+		c.Src = rand.NewPCG(1, 1)
+		if _, err := Run(wangHegde(), c); err == nil {
+			t.Errorf("Run accepted %+v", c)
+		}
 	}
 	if _, err := Run(wangHegde(), Config{Src: rand.NewPCG(4, 4), Method: DPSGD}); err == nil {
 		t.Error("DP-SGD without a clip accepted")

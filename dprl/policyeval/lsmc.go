@@ -7,7 +7,7 @@
 // (replace-one); m is public.
 //
 // Declared bounds are enforced. DP-LSW's and DP-LSL's noise is calibrated for first-visit returns in the
-// problem's declared range [FMax − FRange, FMax] ∩ [−FMax, FMax]: they clip every trajectory's first-visit
+// problem's declared range [FMin, FMin + FRange] ⊆ [−FMax, FMax]: they clip every trajectory's first-visit
 // return to that range before averaging (the papers' analysis holds for any data once the returns are
 // bounded, so clipping keeps the guarantee whatever the data), and report how many returns were clipped in
 // Release.Clipped. The Signature therefore keeps each trajectory's first-visit returns; a hand-made
@@ -142,10 +142,9 @@ func (sig *Signature) bounded(lo, hi float64) (*Signature, int, error) {
 	return out, clipped, nil
 }
 
-// ReturnRange is the range a private release clips first-visit returns to: [FMax − FRange, FMax] within
-// [−FMax, FMax] (so [0, FMax] when FRange = FMax, [−FMax, FMax] when FRange = 2·FMax).
+// ReturnRange is the range a private release clips first-visit returns to: [FMin, FMin + FRange].
 func (p *Problem) ReturnRange() (lo, hi float64) {
-	return math.Max(-p.FMax, p.FMax-p.FRange), p.FMax
+	return p.FMin, p.FMin + p.FRange
 }
 
 // Problem is the public part of a least-squares evaluation: the features Φ (N × d), the regression weights
@@ -157,6 +156,10 @@ type Problem struct {
 	// rewards, 2·FMax for signed ones). Balle's code uses R_max/(1−γ) for both; a smaller public bound on the
 	// returns (1 on the chain) gives 100× less noise.
 	FMax, FRange float64
+	// FMin is the lowest possible return (0, the default, for non-negative rewards; −FMax for signed ones):
+	// private releases clip every first-visit return to [FMin, FMin + FRange], which must lie within
+	// [−FMax, FMax].
+	FMin float64
 }
 
 func (p *Problem) check(sig *Signature) error {
@@ -167,7 +170,8 @@ func (p *Problem) check(sig *Signature) error {
 	if len(p.Rho) != n || len(sig.F) != n {
 		return fmt.Errorf("policyeval: features have %d states, weights %d, signature %d: mismatched state counts", n, len(p.Rho), len(sig.F))
 	}
-	if err := param.First(check.In("FMax", p.FMax, param.Positive), check.In("FRange", p.FRange, param.Positive)); err != nil {
+	if err := param.First(check.In("FMax", p.FMax, param.Positive), check.In("FRange", p.FRange, param.Positive),
+		check.In("FMin", p.FMin, param.Interval{Lo: -p.FMax, Hi: p.FMax - p.FRange, LoClosed: true, HiClosed: true})); err != nil {
 		return err
 	}
 	for s, r := range p.Rho {

@@ -266,7 +266,7 @@ func XieMountainCar(offPolicy bool, momentTrajs int) (*XieDomain, error) {
 			}
 		}
 		floats.Scale(1/floats.Sum(rho), rho)
-		d.LSW = &Problem{Phi: phi, Rho: rho, FMax: 1, FRange: 1}
+		d.LSW = &Problem{Phi: phi, Rho: rho, FMax: 1, FRange: 1, FMin: -1} // returns of −0.01 per step lie in [−1, 0]
 		d.LSWStates, d.LSWState = cells*cells, cell
 		d.lswTheta = slices.Clone[[]float64]
 	}
