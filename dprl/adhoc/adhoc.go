@@ -7,6 +7,12 @@
 // trajectory, and the number of trajectories is public. Without a ground truth, utility is measured against
 // the non-private LSW estimate on the whole dataset (the first-visit Monte Carlo regression): the error a
 // private release adds to what the data already say.
+//
+// Private estimates always have noise: Estimate refuses ε outside (0, ∞) and Setup.Delta outside (0, 1);
+// NonPrivate is the separate, explicitly non-private estimate. Declared bounds are enforced, not trusted:
+// DP-LSW and DP-LSL clip every first-visit return to [0, ReturnMax] ([−ReturnMax, ReturnMax] when Signed)
+// before estimating and report the count in Release.Clipped, so one trajectory with an out-of-range return
+// moves a release no more than one with a return at the bound; GPOPE clips each step's gradient to Clip.
 package adhoc
 
 import (

@@ -132,13 +132,13 @@ func (c *TrainConfig) validate(m int) error {
 	case c.P == 0:
 		return nil
 	case !(c.Epsilon > 0) || math.IsInf(c.Epsilon, 0):
-		return &mechanisms.ParamError{Pkg: "expertdp", Param: "epsilon2", Value: c.Epsilon, Allowed: "(0, ∞)"}
+		return &mechanisms.ParamError{Pkg: "expertdp", Param: "Epsilon", Value: c.Epsilon, Allowed: "(0, ∞)"}
 	case !(c.Delta > 0 && c.Delta < 1):
-		return &mechanisms.ParamError{Pkg: "expertdp", Param: "delta2", Value: c.Delta, Allowed: "(0, 1)"}
+		return &mechanisms.ParamError{Pkg: "expertdp", Param: "Delta", Value: c.Delta, Allowed: "(0, 1)"}
 	case !(c.NoiseMultiplier >= 0) || math.IsInf(c.NoiseMultiplier, 0):
-		return &mechanisms.ParamError{Pkg: "expertdp", Param: "noise multiplier s", Value: c.NoiseMultiplier, Allowed: "(0, ∞), or 0 to calibrate"}
+		return &mechanisms.ParamError{Pkg: "expertdp", Param: "NoiseMultiplier", Value: c.NoiseMultiplier, Allowed: "(0, ∞), or 0 to calibrate"}
 	case !(c.Clip > 0) || math.IsInf(c.Clip, 0):
-		return &mechanisms.ParamError{Pkg: "expertdp", Param: "clip C", Value: c.Clip, Allowed: "(0, ∞)"}
+		return &mechanisms.ParamError{Pkg: "expertdp", Param: "Clip", Value: c.Clip, Allowed: "(0, ∞)"}
 	}
 	return nil
 }

@@ -5,6 +5,12 @@
 // Neighbouring inputs are reward functions with ‖r − r′‖∞ ≤ 1; states, actions and transitions are public.
 // The released object is the noised value function Q̃_a(s) = Q_θ(s, a) + g_a(s), one Ornstein–Uhlenbeck path
 // g_a per action, which answers any number of state queries consistently (mechanisms.OUPath).
+//
+// Private methods always add noise: Run refuses FunctionalNoise with Sigma ≤ 0, InputPerturbation with
+// RewardSigma ≤ 0 and DPSGD with Z ≤ 0 (the non-private DQN is Method NonPrivate, chosen explicitly).
+// DP-SGD drops per-example gradients with NaN or infinite entries (Result.Dropped). The BGP16 baseline's
+// DP-LSL clips first-visit returns to [0, ReturnBound]. Algorithm 1's Lipschitz bound L is checked only at
+// the end of the run (SpecifiedResult.WithinL), as the paper's algorithm does not enforce it.
 package fnq
 
 import (

@@ -6,6 +6,11 @@
 //
 // Everything is deterministic for a given rand.Source: initialisation, minibatch sampling and noise draw from
 // explicit streams, and the matrix products compute each output element in a fixed order.
+//
+// DP-SGD (Workspace.PrivateGradient) always adds noise (DPSGDConfig needs Clip and NoiseMultiplier in
+// (0, ∞)); ClippedGradient is the noiseless counterpart for audits and baselines. An example whose gradient
+// has a NaN or infinite entry is dropped — it contributes zero to the sum, which keeps the sensitivity —
+// and counted; norms of huge finite gradients are computed without overflow.
 package nn
 
 import (
