@@ -102,3 +102,20 @@ func TestDPSGDConfigRefusesNoNoise(t *testing.T) {
 		}
 	}
 }
+
+// TestNewMLPErrors: bad sizes, activations and a nil source are errors, not panics.
+func TestNewMLPErrors(t *testing.T) {
+	for _, c := range []struct {
+		sizes []int
+		act   Activation
+		src   rand.Source
+	}{{[]int{1}, ReLU, rand.NewPCG(1, 1)}, {[]int{1, 0}, ReLU, rand.NewPCG(1, 1)}, {[]int{-1, 2}, Tanh, rand.NewPCG(1, 1)},
+		{[]int{1, 2}, Activation(5), rand.NewPCG(1, 1)}, {[]int{1, 2}, ReLU, nil}} {
+		if _, err := NewMLP(c.sizes, c.act, c.src); err == nil {
+			t.Errorf("NewMLP(%v, %v, %v) accepted", c.sizes, c.act, c.src)
+		}
+	}
+	if s := Activation(5).String(); s != "Activation(5)" {
+		t.Errorf("invalid activation prints %q", s)
+	}
+}

@@ -400,6 +400,10 @@ func (a GPOPEAccounting) String() string {
 // GPOPEEpsilon is the ε at δ of T steps with noise σ (absolute) and clip C on n trajectories (improved RDP
 // conversion over the orders given; nil: dpa_default).
 func GPOPEEpsilon(acc GPOPEAccounting, n, T int, sigma, clip, delta float64, orders []float64) (float64, error) {
+	if err := param.First(check.AtLeast("n", n, 1), check.AtLeast("T", T, 0), check.In("sigma", sigma, param.Positive),
+		check.In("clip", clip, param.Positive), check.In("delta", delta, param.OpenUnit)); err != nil {
+		return 0, err
+	}
 	a, err := mechanisms.NewRDPAccountant(orders, mechanisms.ConversionImproved)
 	if err != nil {
 		return 0, err
@@ -422,6 +426,10 @@ func GPOPEEpsilon(acc GPOPEAccounting, n, T int, sigma, clip, delta float64, ord
 // proof uses, has a noise-independent floor for the Gaussian (its min{2, (e^{ε(∞)} − 1)^j} terms are 2 since
 // ε(∞) = ∞), e.g. ε ≥ 0.22 for n = T = 100 and ε ≥ 0.10 for n = 1000, T = 10⁴ at δ = 1e−5.
 func GPOPESigma(acc GPOPEAccounting, n, T int, eps, delta, clip float64, orders []float64) (float64, error) {
+	if err := param.First(check.In("epsilon", eps, param.Positive), check.In("clip", clip, param.Positive),
+		check.AtLeast("n", n, 1), check.AtLeast("T", T, 1), check.In("delta", delta, param.OpenUnit)); err != nil {
+		return 0, err
+	}
 	return mechanisms.CalibrateNoise(eps, 1e-3*clip, 1e4*clip, func(s float64) (float64, error) {
 		return GPOPEEpsilon(acc, n, T, s, clip, delta, orders)
 	})
