@@ -98,12 +98,10 @@ func (s *Setup) Validate(d *envs.Dataset) error {
 		return fmt.Errorf("adhoc: features have %d rows for NumStates = %d: mismatched dimensions", n, s.NumStates)
 	case len(s.Rho) != s.NumStates:
 		return fmt.Errorf("adhoc: %d weights for NumStates = %d: mismatched dimensions", len(s.Rho), s.NumStates)
-	case !(s.Gamma >= 0 && s.Gamma <= 1):
-		return &mechanisms.ParamError{Pkg: "adhoc", Param: "gamma", Value: s.Gamma, Allowed: "[0, 1]"}
-	case !(s.ReturnMax > 0) || math.IsInf(s.ReturnMax, 0):
-		return &mechanisms.ParamError{Pkg: "adhoc", Param: "ReturnMax", Value: s.ReturnMax, Allowed: "(0, ∞)"}
-	case !(s.Delta > 0 && s.Delta < 1):
-		return &mechanisms.ParamError{Pkg: "adhoc", Param: "delta", Value: s.Delta, Allowed: "(0, 1)"}
+	}
+	if err := param.First(check.In("Gamma", s.Gamma, param.Probability), check.In("ReturnMax", s.ReturnMax, param.Positive),
+		check.In("Delta", s.Delta, param.OpenUnit), check.In("LambdaC", s.LambdaC, param.NonNegative)); err != nil {
+		return err
 	}
 	for i, r := range s.Rho {
 		if !(r >= 0) || math.IsInf(r, 0) {
