@@ -258,8 +258,9 @@ type GPOPEConfig struct {
 	Sigma      float64  // absolute noise standard deviation per coordinate (GPOPESigma computes it), in (0, ∞)
 	NonPrivate bool     // run without noise (Sigma must then be 0): not private
 	Src        rand.Source
-	// Trace, if set, sees the norm of every step's gradient before clipping (e.g. to count clipped steps); NaN
-	// marks a gradient that overflowed and was dropped (set to zero, noise still added).
+	// Trace, if set, sees the norm of every step's gradient before clipping (e.g. to count clipped steps). The
+	// data are checked finite; a gradient whose entries still overflow to ±Inf or NaN (a diverging iterate)
+	// shows as a non-finite norm and is dropped: set to zero, the noise still added.
 	Trace func(t int, gradNorm float64)
 	// Iterate, if set, sees the iterate x_{t+1} = [θ; w] after every step (the privacy accounting covers
 	// every iterate; auditing uses this). The slices are reused: copy what you keep.
@@ -334,9 +335,7 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 			cfg.Trace(t, floats.Norm(g, 2))
 		}
 		gt, gw := g[:d], g[d:]
-		if n := mechanisms.ClipToNorm(g, cfg.Clip); math.IsNaN(n) && cfg.Trace != nil {
-			cfg.Trace(t, n) // dropped: g is zero now
-		}
+		mechanisms.ClipToNorm(g, cfg.Clip) // a non-finite g (overflow) is zeroed: the step is noise only
 		a := cfg.Step(t)
 		for i := range d {
 			theta[i] -= a * (gt[i] + cfg.Sigma*rng.NormFloat64())
