@@ -9,8 +9,9 @@
 // Private methods always add noise: Run refuses FunctionalNoise with Sigma ≤ 0, InputPerturbation with
 // RewardSigma ≤ 0 and DPSGD with Z ≤ 0 (the non-private DQN is Method NonPrivate, chosen explicitly).
 // DP-SGD drops per-example gradients with NaN or infinite entries (Result.Dropped). The BGP16 baseline's
-// DP-LSL clips first-visit returns to [0, ReturnBound]. Algorithm 1's Lipschitz bound L is checked only at
-// the end of the run (SpecifiedResult.WithinL), as the paper's algorithm does not enforce it.
+// DP-LSL clips first-visit returns to [0, ReturnBound]. Theorem 5's Lipschitz bound L, which the paper's
+// Algorithm 1 assumes but does not enforce, is enforced by RunSpecified: weights are scaled back to the
+// bound whenever a step leaves it (SpecifiedResult.Projected).
 package fnq
 
 import (
