@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"dprl/dprl/param"
 	"dprl/dprl/policyeval"
 	"dprl/envs"
 )
@@ -38,6 +39,16 @@ func RunBGP16(env envs.Env, cfg BGPConfig) (*Result, error) {
 	orDefault(&cfg.ReturnBound, 25)
 	if cfg.Src == nil {
 		return nil, fmt.Errorf("fnq: BGPConfig.Src is nil: every run needs an explicit rand.Source")
+	}
+	if err := param.First(check.AtLeast("Episodes", cfg.Episodes, 1), check.AtLeast("Bins", cfg.Bins, 1),
+		check.AtLeast("Every", cfg.Every, 1), check.In("Gamma", cfg.Gamma, param.Probability),
+		check.In("Explore", cfg.Explore, param.Probability), check.In("LSLC", cfg.LSLC, param.NonNegative),
+		check.In("ReturnBound", cfg.ReturnBound, param.Positive),
+		check.In("Epsilon", cfg.Epsilon, param.Positive), check.In("Delta", cfg.Delta, param.OpenUnit)); err != nil {
+		return nil, err
+	}
+	if env == nil || env.NumActions() < 1 {
+		return nil, fmt.Errorf("fnq: RunBGP16 needs an environment with at least one action")
 	}
 	m := env.NumActions()
 	n := cfg.Bins * m
