@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"dprl/dprl/nn"
+	"dprl/dprl/param"
 	"dprl/envs"
 	"dprl/mechanisms"
 )
@@ -120,15 +121,15 @@ func (c *TrainConfig) validate(m int) error {
 	}
 	switch {
 	case c.MaxSteps < 1:
-		return fmt.Errorf("expertdp: MaxSteps = %d is outside the allowed range [1, ∞)", c.MaxSteps)
+		return check.AtLeast("MaxSteps", c.MaxSteps, 1)
 	case c.Batch < 1 || c.Batch > m:
-		return fmt.Errorf("expertdp: Batch = %d is outside the allowed range [1, %d] (the number of experts)", c.Batch, m)
+		return check.Int("Batch", c.Batch, 1, m)
 	case c.EvalEpisodes < 1:
-		return fmt.Errorf("expertdp: EvalEpisodes = %d is outside the allowed range [1, ∞)", c.EvalEpisodes)
+		return check.AtLeast("EvalEpisodes", c.EvalEpisodes, 1)
 	case c.NonPrivate:
 		return nil
 	case !(c.P >= 0 && c.P <= 1):
-		return fmt.Errorf("expertdp: P = %v is outside the allowed range [0, 1]", c.P)
+		return check.In("P", c.P, param.Probability)
 	case c.P == 0:
 		return nil
 	case !(c.Epsilon > 0) || math.IsInf(c.Epsilon, 0):

@@ -303,9 +303,9 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 	}
 	switch {
 	case cfg.Iterations < 0:
-		return nil, fmt.Errorf("policyeval: GPOPE Iterations = %d is outside the allowed range [0, ∞)", cfg.Iterations)
+		return nil, check.AtLeast("Iterations", cfg.Iterations, 0)
 	case !(cfg.Gamma >= 0 && cfg.Gamma <= 1):
-		return nil, fmt.Errorf("policyeval: GPOPE Gamma = %v is outside the allowed range [0, 1]", cfg.Gamma)
+		return nil, check.In("Gamma", cfg.Gamma, param.Probability)
 	case !(cfg.Clip > 0) || math.IsInf(cfg.Clip, 1):
 		return nil, check.In("Clip", cfg.Clip, param.Positive)
 	case cfg.NonPrivate && cfg.Sigma != 0:
