@@ -159,11 +159,17 @@ func PublishedSigma(eps, delta float64) float64 {
 // TypoSigma is the formula as printed in the paper's §2.1, sqrt(2 ln(1.25)/δ)/ε (a typo), for comparison.
 func TypoSigma(eps, delta float64) float64 { return math.Sqrt(2*math.Log(1.25)/delta) / eps }
 
-// Run runs Off-PAC on env with state features feats for cfg.Episodes episodes.
-func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
+// Run runs Off-PAC on env with state features feats for cfg.Episodes episodes. A panic in env or feats (a
+// feature map too small for the environment's observations, say) is returned as an error.
+func Run(env envs.Env, feats envs.Features, cfg Config) (res *Result, err error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("actorcritic: the environment or the feature map failed: %v", r)
+		}
+	}()
 	if env == nil || feats == nil {
 		return nil, fmt.Errorf("actorcritic: Run needs an environment and features")
 	}
@@ -173,7 +179,7 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("actorcritic: %d actions and %d features: need at least 1 of each", nA, nS)
 	}
 	rng := rand.New(cfg.Src)
-	res := &Result{DivergedAt: -1}
+	res = &Result{DivergedAt: -1}
 	switch cfg.Variant {
 	case DPActor, DPCritic, DPBoth:
 		res.Sigma = PublishedSigma(cfg.Epsilon, cfg.Delta)

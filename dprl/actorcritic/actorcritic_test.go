@@ -279,3 +279,27 @@ func (e *nanReward) Step(a int) (envs.StepResult, error) {
 	}
 	return r, err
 }
+
+// TestBadInputErrors: a nil environment, a feature map too small for the observations (a panic before) and
+// a zero Summarize window are errors.
+func TestBadInputErrors(t *testing.T) {
+	taxi := must(envs.Make("taxi"))
+	if _, err := Run(nil, nil, Config{Episodes: 1, Src: rand.NewPCG(1, 1)}); err == nil {
+		t.Error("nil environment accepted")
+	}
+	if _, err := Run(taxi, envs.TabularFeatures{N: 5}, Config{Episodes: 1, Src: rand.NewPCG(1, 1)}); err == nil {
+		t.Error("5 tabular features for Taxi's 500 states accepted")
+	}
+	if _, err := Summarize([]*Result{{Returns: []float64{1}}}, 0); err == nil {
+		t.Error("window 0 accepted")
+	}
+	for _, f := range []func() error{
+		func() error { _, err := CorrectedEpsilon(0, 10, 1e-5); return err },
+		func() error { _, err := CorrectedNoise(1, 1e-5, 0); return err },
+		func() error { _, err := ComposedPublishedEpsilon(math.NaN(), 10, 1e-5); return err },
+	} {
+		if f() == nil {
+			t.Error("a privacy helper accepted a bad argument")
+		}
+	}
+}

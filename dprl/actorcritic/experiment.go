@@ -86,6 +86,9 @@ func Summarize(rs []*Result, k int) (Summary, error) {
 	if len(rs) == 0 {
 		return Summary{}, fmt.Errorf("actorcritic: no runs to summarize")
 	}
+	if err := check.AtLeast("k", k, 1); err != nil {
+		return Summary{}, err
+	}
 	var s Summary
 	var first, last, all []float64
 	for _, r := range rs {

@@ -469,3 +469,13 @@ func TestDataReleaseEnforcesL(t *testing.T) {
 		t.Error("nil experts accepted")
 	}
 }
+
+// TestNewLearnerErrors: a nil domain (a panic before) or an empty batch is an error.
+func TestNewLearnerErrors(t *testing.T) {
+	if _, err := NewLearner(nil, LearnerConfig{}, 8, 1); err == nil {
+		t.Error("nil domain accepted")
+	}
+	if _, err := NewLearner(CartPoleDomain(), LearnerConfig{}, 0, 1); err == nil {
+		t.Error("maxBatch 0 accepted")
+	}
+}

@@ -187,6 +187,9 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
+	if env == nil {
+		return nil, fmt.Errorf("fnq: Run needs an environment")
+	}
 	if d := len(env.ObservationSpace().Low); d != 1 {
 		return nil, fmt.Errorf("fnq: the environment's states have %d dimensions; the functional mechanism here needs 1", d)
 	}
@@ -340,9 +343,19 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 	if cfg.Src == nil {
 		return nil, fmt.Errorf("fnq: SpecifiedConfig.Src is nil: every run needs an explicit rand.Source")
 	}
+	if env == nil {
+		return nil, fmt.Errorf("fnq: RunSpecified needs an environment")
+	}
 	orDefault(&cfg.Gamma, 0.999)
 	if cfg.Hidden == nil {
 		cfg.Hidden = []int{16, 16}
+	}
+	if err := param.First(check.In("Gamma", cfg.Gamma, param.Probability), check.In("Explore", cfg.Explore, param.Probability),
+		hiddenSizes(cfg.Hidden)); err != nil {
+		return nil, err
+	}
+	if d := len(env.ObservationSpace().Low); d != 1 {
+		return nil, fmt.Errorf("fnq: the environment's states have %d dimensions; the functional mechanism here needs 1", d)
 	}
 	if m := env.NumActions(); m != cfg.Actions {
 		return nil, fmt.Errorf("fnq: calibration for %d actions, the environment has %d", cfg.Actions, m)

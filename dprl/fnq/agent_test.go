@@ -175,3 +175,36 @@ func TestReturnCurves(t *testing.T) {
 		t.Error("seed 2 of the first setting is not rand.NewPCG(9, 2)'s run")
 	}
 }
+
+// TestBadInputErrors: nil environments and bad BGP16/Algorithm 1 configurations are errors, not panics
+// (RunBGP16 with a negative Bins panicked).
+func TestBadInputErrors(t *testing.T) {
+	src := rand.NewPCG(1, 1)
+	cal := Calibration{Epsilon: 0.9, Delta: 1e-4, T: 5000, B: 128, LR: 7e-5, L: 1, K: 210, Actions: 2, Resets: 39}
+	for name, f := range map[string]func() error{
+		"Run nil env":          func() error { _, err := Run(nil, Config{Src: src}); return err },
+		"RunSpecified nil env": func() error { _, err := RunSpecified(nil, SpecifiedConfig{Calibration: cal, Src: src}); return err },
+		"RunSpecified Explore": func() error {
+			_, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: cal, Explore: math.NaN(), Src: src})
+			return err
+		},
+		"BGP Bins": func() error {
+			_, err := RunBGP16(wangHegde(), BGPConfig{Bins: -1, Epsilon: 1, Delta: 0.1, Src: src})
+			return err
+		},
+		"BGP epsilon":   func() error { _, err := RunBGP16(wangHegde(), BGPConfig{Delta: 0.1, Src: src}); return err },
+		"BGP nil env":   func() error { _, err := RunBGP16(nil, BGPConfig{Epsilon: 1, Delta: 0.1, Src: src}); return err },
+		"Calibration T": func() error { c := cal; c.T = 10; _, err := c.Compute(); return err },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s panicked: %v", name, r)
+				}
+			}()
+			if err := f(); err == nil {
+				t.Errorf("%s: no error", name)
+			}
+		}()
+	}
+}

@@ -24,6 +24,9 @@ type FeatureTrajectory struct {
 // Featurize converts trajectories with recorded behaviour probabilities into feature trajectories for the
 // target policy target (nil: on-policy, ρ = 1).
 func Featurize(trajs []envs.Trajectory, feats envs.Features, target envs.Policy) ([]FeatureTrajectory, error) {
+	if feats == nil {
+		return nil, fmt.Errorf("policyeval: Featurize needs a feature map")
+	}
 	d := feats.Dim()
 	out := make([]FeatureTrajectory, len(trajs))
 	var probs []float64
@@ -40,6 +43,9 @@ func Featurize(trajs []envs.Trajectory, feats envs.Features, target envs.Policy)
 			ft.R[t] = st.Reward
 			ft.Rho[t] = 1
 			if target != nil {
+				if st.Action < 0 || st.Action >= len(probs) {
+					return nil, check.Errorf(fmt.Sprintf("trajectory %d step %d action", i, t), float64(st.Action), "[0, %d]", len(probs)-1)
+				}
 				if !(st.Prob > 0) {
 					return nil, fmt.Errorf("policyeval: trajectory %d step %d has no behaviour probability (needed for off-policy ratios)", i, t)
 				}
@@ -65,10 +71,10 @@ type Moments struct {
 
 // SampleMoments estimates the moments from trajectories, weighting every transition equally.
 func SampleMoments(trajs []FeatureTrajectory, gamma float64) (*Moments, error) {
-	if len(trajs) == 0 {
-		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
+	d, err := featureDim(trajs)
+	if err != nil {
+		return nil, err
 	}
-	d := len(trajs[0].Phi[0])
 	A, C := mat.NewDense(d, d, nil), mat.NewDense(d, d, nil)
 	b := make([]float64, d)
 	n := 0
@@ -209,10 +215,10 @@ func LSTD(trajs []FeatureTrajectory, gamma, ridge float64) ([]float64, error) {
 // z ← ρφ, b ← b + r z + (ρ−1)u, A ← A + z(φ − γ′φ′)ᵀ + (ρ−1)V, u ← γ′λ′(ρu + r z) = 0, V ← 0 at λ = 0; so at
 // λ = 0 it is LSTD with the importance weight on the features only. ridge initialises A = ridge·I.
 func WISLSTD(trajs []FeatureTrajectory, gamma, ridge float64) ([]float64, error) {
-	if len(trajs) == 0 {
-		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
+	d, err := featureDim(trajs)
+	if err != nil {
+		return nil, err
 	}
-	d := len(trajs[0].Phi[0])
 	A := mat.NewDense(d, d, nil)
 	for i := range d {
 		A.Set(i, i, ridge)
@@ -315,14 +321,8 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 	case cfg.Step == nil || cfg.Src == nil:
 		return nil, fmt.Errorf("policyeval: GPOPE needs a Step size and a Src")
 	}
-	if len(trajs[0].Phi) == 0 {
-		return nil, fmt.Errorf("policyeval: trajectory 0 has no features")
-	}
-	d := len(trajs[0].Phi[0])
-	if d == 0 {
-		return nil, fmt.Errorf("policyeval: GPOPE features have dimension 0")
-	}
-	if err := checkFeatureTrajectories(trajs, d); err != nil {
+	d, err := featureDim(trajs)
+	if err != nil {
 		return nil, err
 	}
 	rng := rand.New(cfg.Src)
@@ -349,6 +349,18 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 		}
 	}
 	return theta, nil
+}
+
+// featureDim checks the feature trajectories (checkFeatureTrajectories) and returns their dimension.
+func featureDim(trajs []FeatureTrajectory) (int, error) {
+	if len(trajs) == 0 {
+		return 0, fmt.Errorf("policyeval: empty dataset: no trajectories")
+	}
+	if len(trajs[0].Phi) == 0 || len(trajs[0].Phi[0]) == 0 {
+		return 0, fmt.Errorf("policyeval: trajectory 0 has no features")
+	}
+	d := len(trajs[0].Phi[0])
+	return d, checkFeatureTrajectories(trajs, d)
 }
 
 // checkFeatureTrajectories refuses ragged or non-finite data, naming the trajectory: a NaN reward would

@@ -179,6 +179,14 @@ func (p *Problem) check(sig *Signature) error {
 			return err
 		}
 	}
+	_, d := p.Phi.Dims()
+	for s := range n {
+		for j, v := range p.Phi.RawRowView(s)[:d] {
+			if err := check.In(fmt.Sprintf("Phi[%d, %d]", s, j), v, param.Finite); err != nil {
+				return err
+			}
+		}
+	}
 	if len(sig.Counts) != n {
 		return fmt.Errorf("policyeval: signature has %d counts for %d states: mismatched state counts", len(sig.Counts), n)
 	}
