@@ -19,6 +19,12 @@
 // N(0, σ²C²) to every coordinate and applies it, so every learned quantity is post-processing of released
 // noisy increments and of the current episode's data. Under "replace one episode" (one patient) only the
 // ≤ H steps of that episode see different data, so the run is (μ = 2√H/σ)-GDP (CorrectedEpsilon).
+//
+// Declared bounds are enforced for the corrected variant: H is Config.MaxEpisodeLen, and Run ends every
+// episode after that many steps (counted in Result.Cut), so no episode contributes more steps than the
+// accounting assumes; a per-step update with a NaN or infinite entry (from a NaN or infinite reward, say) is
+// dropped — set to zero before the noise is added, which keeps the sensitivity — and counted in
+// Result.Dropped instead of stopping the run. Rewards need no bound: the clip bounds each update.
 package actorcritic
 
 import (
@@ -29,9 +35,13 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"dprl/dprl/param"
 	"dprl/envs"
 	"dprl/mechanisms"
 )
+
+// check rejects values on behalf of this package.
+const check param.Checker = "actorcritic"
 
 // Variant selects the algorithm.
 type Variant int
@@ -71,6 +81,9 @@ type Config struct {
 	Epsilon, Delta float64
 	// Clip, NoiseMultiplier: the corrected variant's public clipping norm C and noise σ (std σ·C).
 	Clip, NoiseMultiplier float64
+	// MaxEpisodeLen is the corrected variant's H: every episode is ended after at most this many steps.
+	// Required (≥ 1) for Corrected; for the other variants 0 means no limit besides the environment's.
+	MaxEpisodeLen int
 	// RecordTraces keeps the end-of-episode traces e_u and e_v of every episode (for the cosine study).
 	RecordTraces bool
 	Src          rand.Source
@@ -86,42 +99,50 @@ type Result struct {
 	// DivergedAt is the episode in which the weights became non-finite (NaN or ±Inf), or −1. The run stops
 	// there and the remaining episodes' returns are NaN.
 	DivergedAt int
+	// Cut counts the episodes ended at MaxEpisodeLen steps before the environment ended them.
+	Cut int
+	// Dropped counts the corrected variant's per-step updates with a NaN or infinite entry, zeroed before
+	// the noise.
+	Dropped int
 }
 
 func (c Config) validate() error {
 	if c.Episodes < 1 {
-		return fmt.Errorf("actorcritic: episodes = %d is outside the allowed range [1, ∞)", c.Episodes)
+		return check.AtLeast("Episodes", c.Episodes, 1)
+	}
+	if c.Variant < NonDP || c.Variant > Corrected {
+		return check.Errorf("Variant", float64(c.Variant), "{NonDP, DPActor, DPCritic, DPBoth, Corrected}")
+	}
+	if c.Acting != EpsilonGreedy && c.Acting != Softmax {
+		return check.Errorf("Acting", float64(c.Acting), "{EpsilonGreedy, Softmax}")
+	}
+	if c.MaxEpisodeLen < 0 || c.Variant == Corrected && c.MaxEpisodeLen < 1 {
+		return check.AtLeast("MaxEpisodeLen", c.MaxEpisodeLen, 1)
 	}
 	for _, p := range []struct {
 		name string
 		v    float64
-	}{{"gamma", c.Gamma}, {"lambda", c.Lambda}, {"explore", c.Explore}} {
-		if !(p.v >= 0 && p.v <= 1) {
-			return fmt.Errorf("actorcritic: %s = %v is outside the allowed range [0, 1]", p.name, p.v)
+	}{{"Gamma", c.Gamma}, {"Lambda", c.Lambda}, {"Explore", c.Explore}} {
+		if err := check.In(p.name, p.v, param.Probability); err != nil {
+			return err
 		}
 	}
 	for _, p := range []struct {
 		name string
 		v    float64
-	}{{"alpha_v", c.AlphaV}, {"alpha_w", c.AlphaW}, {"alpha_u", c.AlphaU}} {
-		if !(p.v >= 0) || math.IsInf(p.v, 0) {
-			return fmt.Errorf("actorcritic: %s = %v is outside the allowed range [0, ∞)", p.name, p.v)
+	}{{"AlphaV", c.AlphaV}, {"AlphaW", c.AlphaW}, {"AlphaU", c.AlphaU}} {
+		if err := check.In(p.name, p.v, param.NonNegative); err != nil {
+			return err
 		}
 	}
 	switch c.Variant {
 	case DPActor, DPCritic, DPBoth:
-		if !(c.Epsilon > 0) || math.IsInf(c.Epsilon, 0) {
-			return fmt.Errorf("actorcritic: epsilon = %v is outside the allowed range (0, ∞)", c.Epsilon)
-		}
-		if !(c.Delta > 0 && c.Delta < 1) {
-			return fmt.Errorf("actorcritic: delta = %v is outside the allowed range (0, 1)", c.Delta)
+		if err := param.First(check.In("Epsilon", c.Epsilon, param.Positive), check.In("Delta", c.Delta, param.OpenUnit)); err != nil {
+			return err
 		}
 	case Corrected:
-		if !(c.Clip > 0) || math.IsInf(c.Clip, 0) {
-			return fmt.Errorf("actorcritic: clip = %v is outside the allowed range (0, ∞)", c.Clip)
-		}
-		if !(c.NoiseMultiplier > 0) || math.IsInf(c.NoiseMultiplier, 0) {
-			return fmt.Errorf("actorcritic: noise multiplier = %v is outside the allowed range (0, ∞)", c.NoiseMultiplier)
+		if err := param.First(check.In("Clip", c.Clip, param.Positive), check.In("NoiseMultiplier", c.NoiseMultiplier, param.Positive)); err != nil {
+			return err
 		}
 	}
 	if c.Src == nil {
@@ -138,15 +159,27 @@ func PublishedSigma(eps, delta float64) float64 {
 // TypoSigma is the formula as printed in the paper's §2.1, sqrt(2 ln(1.25)/δ)/ε (a typo), for comparison.
 func TypoSigma(eps, delta float64) float64 { return math.Sqrt(2*math.Log(1.25)/delta) / eps }
 
-// Run runs Off-PAC on env with state features feats for cfg.Episodes episodes.
-func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
+// Run runs Off-PAC on env with state features feats for cfg.Episodes episodes. A panic in env or feats (a
+// feature map too small for the environment's observations, say) is returned as an error.
+func Run(env envs.Env, feats envs.Features, cfg Config) (res *Result, err error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("actorcritic: the environment or the feature map failed: %v", r)
+		}
+	}()
+	if env == nil || feats == nil {
+		return nil, fmt.Errorf("actorcritic: Run needs an environment and features")
+	}
 	nA := env.NumActions()
 	nS := feats.Dim() // number of state features
+	if nA < 1 || nS < 1 {
+		return nil, fmt.Errorf("actorcritic: %d actions and %d features: need at least 1 of each", nA, nS)
+	}
 	rng := rand.New(cfg.Src)
-	res := &Result{DivergedAt: -1}
+	res = &Result{DivergedAt: -1}
 	switch cfg.Variant {
 	case DPActor, DPCritic, DPBoth:
 		res.Sigma = PublishedSigma(cfg.Epsilon, cfg.Delta)
@@ -210,7 +243,9 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
 				gNext = 0
 			}
 			delta := r.Reward + gNext*dot(v, x2) - dot(v, x)
-			if math.IsNaN(delta) || math.IsInf(delta, 0) {
+			// The corrected variant drops a non-finite update instead (clipAndNoise): stopping would
+			// reveal the data.
+			if cfg.Variant != Corrected && (math.IsNaN(delta) || math.IsInf(delta, 0)) {
 				res.DivergedAt = ep
 				break
 			}
@@ -253,14 +288,18 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (*Result, error) {
 			for i := range z {
 				z[i] *= cfg.AlphaV
 			}
-			if cfg.Variant == Corrected {
-				clipAndNoise(cfg.Clip, cfg.Clip*cfg.NoiseMultiplier, rng, z, dw, du)
+			if cfg.Variant == Corrected && !clipAndNoise(cfg.Clip, cfg.Clip*cfg.NoiseMultiplier, rng, z, dw, du) {
+				res.Dropped++
 			}
 			axpy(v, z)
 			axpy(w, dw)
 			axpy(u, du)
 			x, x2 = x2, x
 			if r.Terminated || r.Truncated {
+				break
+			}
+			if cfg.MaxEpisodeLen > 0 && steps >= cfg.MaxEpisodeLen {
+				res.Cut++
 				break
 			}
 		}
@@ -324,20 +363,46 @@ func medianAbsNonZero(g []float64, buf *[]float64) float64 {
 }
 
 // clipAndNoise scales the concatenation of parts to norm at most c and adds N(0, sd²) to every coordinate.
-func clipAndNoise(c, sd float64, rng *rand.Rand, parts ...[]float64) {
+// An update with a NaN or infinite entry is set to zero before the noise (ok = false); the norm of huge
+// finite entries is computed without overflow.
+func clipAndNoise(c, sd float64, rng *rand.Rand, parts ...[]float64) (ok bool) {
 	sq := 0.0
 	for _, p := range parts {
 		sq += dot(p, p)
 	}
-	scale := 1.0
-	if n := math.Sqrt(sq); n > c {
+	scale, ok := 1.0, true
+	if n := math.Sqrt(sq); n > c && !math.IsInf(n, 1) {
 		scale = c / n
+	} else if math.IsInf(n, 1) || math.IsNaN(n) {
+		// overflow or non-finite: scale by the largest magnitude first
+		mx := 0.0
+		for _, p := range parts {
+			for _, v := range p {
+				mx = math.Max(mx, math.Abs(v))
+			}
+		}
+		if math.IsNaN(n) || math.IsInf(mx, 1) || math.IsNaN(mx) {
+			scale, ok = 0, false
+		} else {
+			s := 0.0
+			for _, p := range parts {
+				for _, v := range p {
+					s += (v / mx) * (v / mx)
+				}
+			}
+			scale = c / math.Sqrt(s) / mx // ‖update‖ = mx·√s > c
+		}
 	}
 	for _, p := range parts {
 		for i := range p {
-			p[i] = p[i]*scale + sd*rng.NormFloat64()
+			x := p[i] * scale
+			if !ok {
+				x = 0
+			}
+			p[i] = x + sd*rng.NormFloat64()
 		}
 	}
+	return ok
 }
 
 func softmaxRow(dst, h []float64) {

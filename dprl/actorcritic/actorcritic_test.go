@@ -167,11 +167,16 @@ func TestRunsAreReproducibleAndLearn(t *testing.T) {
 func TestConfigErrors(t *testing.T) {
 	env := must(envs.Make("taxi"))
 	for name, c := range map[string]Config{
-		"episodes": {Episodes: 0, Src: rand.NewPCG(1, 1)},
-		"lambda":   {Episodes: 1, Lambda: 2, Src: rand.NewPCG(1, 1)},
-		"epsilon":  {Variant: DPActor, Episodes: 1, Delta: 1e-6, Src: rand.NewPCG(1, 1)},
-		"delta":    {Variant: DPBoth, Episodes: 1, Epsilon: 1, Delta: 1, Src: rand.NewPCG(1, 1)},
-		"clip":     {Variant: Corrected, Episodes: 1, NoiseMultiplier: 1, Src: rand.NewPCG(1, 1)},
+		"Episodes":        {Episodes: 0, Src: rand.NewPCG(1, 1)},
+		"Lambda":          {Episodes: 1, Lambda: 2, Src: rand.NewPCG(1, 1)},
+		"Epsilon":         {Variant: DPActor, Episodes: 1, Delta: 1e-6, Src: rand.NewPCG(1, 1)},
+		"Delta":           {Variant: DPBoth, Episodes: 1, Epsilon: 1, Delta: 1, Src: rand.NewPCG(1, 1)},
+		"Clip":            {Variant: Corrected, Episodes: 1, NoiseMultiplier: 1, MaxEpisodeLen: 200, Src: rand.NewPCG(1, 1)},
+		"NoiseMultiplier": {Variant: Corrected, Episodes: 1, Clip: 1, MaxEpisodeLen: 200, Src: rand.NewPCG(1, 1)},
+		"MaxEpisodeLen":   {Variant: Corrected, Episodes: 1, Clip: 1, NoiseMultiplier: 1, Src: rand.NewPCG(1, 1)},
+		"Variant":         {Variant: Variant(7), Episodes: 1, Src: rand.NewPCG(1, 1)},
+		"Acting":          {Acting: Acting(-1), Episodes: 1, Src: rand.NewPCG(1, 1)},
+		"AlphaU":          {Episodes: 1, AlphaU: math.NaN(), Src: rand.NewPCG(1, 1)},
 	} {
 		if _, err := Run(env, envs.TabularFeatures{N: 500}, c); err == nil || !contains(err.Error(), name) {
 			t.Errorf("%s: error %v", name, err)
@@ -225,5 +230,76 @@ func TestDivergenceIsReported(t *testing.T) {
 	s, _ := Summarize(rs, 50)
 	if s.Diverged != 1 || !math.IsNaN(s.Last) {
 		t.Errorf("summary %+v", s)
+	}
+}
+
+// TestCorrectedEnforcesBounds: the corrected variant's accounting assumes episodes of at most H steps and a
+// clipped update per step. Run cuts episodes at MaxEpisodeLen (the old code let a longer episode contribute
+// more steps than H), and a NaN reward's update is dropped and counted instead of stopping the run (which
+// revealed the data) or reaching the weights.
+func TestCorrectedEnforcesBounds(t *testing.T) {
+	env := must(envs.Make("taxi"))
+	cfg := Config{Variant: Corrected, Episodes: 5, Gamma: 0.99, AlphaV: 0.05, AlphaW: 0.05, AlphaU: 0.5, Explore: 0.1,
+		Clip: 1, NoiseMultiplier: 1, MaxEpisodeLen: 7, Src: rand.NewPCG(1, 1)}
+	res, err := Run(env, envs.TabularFeatures{N: 500}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.MaxLength > 7 || res.Cut != 5 {
+		t.Errorf("longest episode %d, %d cut: want ≤ 7 and 5", res.MaxLength, res.Cut)
+	}
+	bad := nanReward{Env: must(envs.Make("taxi"))}
+	res, err = Run(&bad, envs.TabularFeatures{N: 500}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.DivergedAt != -1 || res.Dropped == 0 {
+		t.Errorf("NaN rewards: diverged at %d, %d updates dropped", res.DivergedAt, res.Dropped)
+	}
+	for _, d := range []float64{math.Inf(1), 1e308} {
+		z, dw := []float64{d, 1}, []float64{d}
+		ok := clipAndNoise(2, 0, rand.New(rand.NewPCG(1, 1)), z, dw)
+		n := math.Sqrt(z[0]*z[0] + z[1]*z[1] + dw[0]*dw[0])
+		if math.IsInf(d, 1) && (ok || n != 0) || !math.IsInf(d, 1) && (!ok || math.Abs(n-2) > 1e-12) {
+			t.Errorf("clipAndNoise with %v: ok %v, norm after %v", d, ok, n)
+		}
+	}
+}
+
+// nanReward turns every third reward into NaN.
+type nanReward struct {
+	envs.Env
+	k int
+}
+
+func (e *nanReward) Step(a int) (envs.StepResult, error) {
+	r, err := e.Env.Step(a)
+	if e.k++; e.k%3 == 0 {
+		r.Reward = math.NaN()
+	}
+	return r, err
+}
+
+// TestBadInputErrors: a nil environment, a feature map too small for the observations (a panic before) and
+// a zero Summarize window are errors.
+func TestBadInputErrors(t *testing.T) {
+	taxi := must(envs.Make("taxi"))
+	if _, err := Run(nil, nil, Config{Episodes: 1, Src: rand.NewPCG(1, 1)}); err == nil {
+		t.Error("nil environment accepted")
+	}
+	if _, err := Run(taxi, envs.TabularFeatures{N: 5}, Config{Episodes: 1, Src: rand.NewPCG(1, 1)}); err == nil {
+		t.Error("5 tabular features for Taxi's 500 states accepted")
+	}
+	if _, err := Summarize([]*Result{{Returns: []float64{1}}}, 0); err == nil {
+		t.Error("window 0 accepted")
+	}
+	for _, f := range []func() error{
+		func() error { _, err := CorrectedEpsilon(0, 10, 1e-5); return err },
+		func() error { _, err := CorrectedNoise(1, 1e-5, 0); return err },
+		func() error { _, err := ComposedPublishedEpsilon(math.NaN(), 10, 1e-5); return err },
+	} {
+		if f() == nil {
+			t.Error("a privacy helper accepted a bad argument")
+		}
 	}
 }

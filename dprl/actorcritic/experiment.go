@@ -33,8 +33,12 @@ func Domains() []Domain {
 }
 
 // RunMany runs `runs` independent runs of cfg (with cfg.Src replaced by trial streams from seed) in
-// parallel, deterministically.
+// parallel, deterministically. A corrected configuration without MaxEpisodeLen gets the domain's MaxSteps,
+// the H its accounting uses.
 func (d Domain) RunMany(cfg Config, runs int, seed uint64, progress dprl.Progress) ([]*Result, error) {
+	if cfg.Variant == Corrected && cfg.MaxEpisodeLen == 0 {
+		cfg.MaxEpisodeLen = d.MaxSteps
+	}
 	return dprl.Trials(runs, 0, seed, progress, func(_ int, src rand.Source) (*Result, error) {
 		env, err := envs.Make(d.Name)
 		if err != nil {
@@ -81,6 +85,9 @@ type Summary struct {
 func Summarize(rs []*Result, k int) (Summary, error) {
 	if len(rs) == 0 {
 		return Summary{}, fmt.Errorf("actorcritic: no runs to summarize")
+	}
+	if err := check.AtLeast("k", k, 1); err != nil {
+		return Summary{}, err
 	}
 	var s Summary
 	var first, last, all []float64

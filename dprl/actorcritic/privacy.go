@@ -1,9 +1,9 @@
 package actorcritic
 
 import (
-	"fmt"
 	"math"
 
+	"dprl/dprl/param"
 	"dprl/mechanisms"
 )
 
@@ -14,8 +14,8 @@ import (
 // data-dependent |C| and the raw δ applied after the noise (either of which voids the guarantee).
 // releases is the total number of noised vectors in the run.
 func ComposedPublishedEpsilon(sigma float64, releases int, delta float64) (float64, error) {
-	if releases < 1 {
-		return 0, fmt.Errorf("actorcritic: releases = %d is outside the allowed range [1, ∞)", releases)
+	if err := param.First(check.AtLeast("releases", releases, 1), check.In("sigma", sigma, param.Positive)); err != nil {
+		return 0, err
 	}
 	return mechanisms.GDPEpsilon(2*math.Sqrt(float64(releases))/sigma, delta)
 }
@@ -25,8 +25,8 @@ func ComposedPublishedEpsilon(sigma float64, releases int, delta float64) (float
 // at most maxEpisodeLen steps of the differing episode see different data, so the run is (2√H/σ)-GDP;
 // the result is its exact ε at δ.
 func CorrectedEpsilon(noiseMultiplier float64, maxEpisodeLen int, delta float64) (float64, error) {
-	if maxEpisodeLen < 1 {
-		return 0, fmt.Errorf("actorcritic: episode length %d is outside the allowed range [1, ∞)", maxEpisodeLen)
+	if err := param.First(check.AtLeast("maxEpisodeLen", maxEpisodeLen, 1), check.In("noiseMultiplier", noiseMultiplier, param.Positive)); err != nil {
+		return 0, err
 	}
 	return mechanisms.GDPEpsilon(2*math.Sqrt(float64(maxEpisodeLen))/noiseMultiplier, delta)
 }
@@ -34,8 +34,8 @@ func CorrectedEpsilon(noiseMultiplier float64, maxEpisodeLen int, delta float64)
 // CorrectedNoise is the noise multiplier σ that makes the corrected variant (ε, δ)-DP for episodes of at
 // most maxEpisodeLen steps: σ = 2√H·σ₁ with σ₁ the analytic Gaussian noise for sensitivity 1.
 func CorrectedNoise(eps, delta float64, maxEpisodeLen int) (float64, error) {
-	if maxEpisodeLen < 1 {
-		return 0, fmt.Errorf("actorcritic: episode length %d is outside the allowed range [1, ∞)", maxEpisodeLen)
+	if err := check.AtLeast("maxEpisodeLen", maxEpisodeLen, 1); err != nil {
+		return 0, err
 	}
 	s1, err := mechanisms.AnalyticGaussianSigma(eps, delta, 1)
 	if err != nil {

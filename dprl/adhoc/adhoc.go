@@ -7,6 +7,12 @@
 // trajectory, and the number of trajectories is public. Without a ground truth, utility is measured against
 // the non-private LSW estimate on the whole dataset (the first-visit Monte Carlo regression): the error a
 // private release adds to what the data already say.
+//
+// Private estimates always have noise: Estimate refuses ε outside (0, ∞) and Setup.Delta outside (0, 1);
+// NonPrivate is the separate, explicitly non-private estimate. Declared bounds are enforced, not trusted:
+// DP-LSW and DP-LSL clip every first-visit return to [0, ReturnMax] ([−ReturnMax, ReturnMax] when Signed)
+// before estimating and report the count in Release.Clipped, so one trajectory with an out-of-range return
+// moves a release no more than one with a return at the bound; GPOPE clips each step's gradient to Clip.
 package adhoc
 
 import (
@@ -16,10 +22,14 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"dprl/dprl/param"
 	"dprl/dprl/policyeval"
 	"dprl/envs"
 	"dprl/mechanisms"
 )
+
+// check rejects values on behalf of this package.
+const check param.Checker = "adhoc"
 
 // Method is a private estimator.
 type Method int
@@ -88,12 +98,10 @@ func (s *Setup) Validate(d *envs.Dataset) error {
 		return fmt.Errorf("adhoc: features have %d rows for NumStates = %d: mismatched dimensions", n, s.NumStates)
 	case len(s.Rho) != s.NumStates:
 		return fmt.Errorf("adhoc: %d weights for NumStates = %d: mismatched dimensions", len(s.Rho), s.NumStates)
-	case !(s.Gamma >= 0 && s.Gamma <= 1):
-		return &mechanisms.ParamError{Pkg: "adhoc", Param: "gamma", Value: s.Gamma, Allowed: "[0, 1]"}
-	case !(s.ReturnMax > 0) || math.IsInf(s.ReturnMax, 0):
-		return &mechanisms.ParamError{Pkg: "adhoc", Param: "ReturnMax", Value: s.ReturnMax, Allowed: "(0, ∞)"}
-	case !(s.Delta > 0 && s.Delta < 1):
-		return &mechanisms.ParamError{Pkg: "adhoc", Param: "delta", Value: s.Delta, Allowed: "(0, 1)"}
+	}
+	if err := param.First(check.In("Gamma", s.Gamma, param.Probability), check.In("ReturnMax", s.ReturnMax, param.Positive),
+		check.In("Delta", s.Delta, param.OpenUnit), check.In("LambdaC", s.LambdaC, param.NonNegative)); err != nil {
+		return err
 	}
 	for i, r := range s.Rho {
 		if !(r >= 0) || math.IsInf(r, 0) {
@@ -111,11 +119,10 @@ func (s *Setup) Validate(d *envs.Dataset) error {
 }
 
 func (s *Setup) problem() *policyeval.Problem {
-	r := s.ReturnMax
 	if s.Signed {
-		r *= 2
+		return &policyeval.Problem{Phi: s.Phi, Rho: s.Rho, FMax: s.ReturnMax, FRange: 2 * s.ReturnMax, FMin: -s.ReturnMax}
 	}
-	return &policyeval.Problem{Phi: s.Phi, Rho: s.Rho, FMax: s.ReturnMax, FRange: r}
+	return &policyeval.Problem{Phi: s.Phi, Rho: s.Rho, FMax: s.ReturnMax, FRange: s.ReturnMax}
 }
 
 // stateFeatures reads φ(obs) from the rows of Phi.
@@ -146,33 +153,40 @@ func (s *Setup) Reference(d *envs.Dataset) ([]float64, error) {
 
 // Release is one private estimate with the noise that produced it.
 type Release struct {
-	Theta []float64
-	Sigma float64 // per-coordinate noise std (for GPOPE, per step)
+	Theta   []float64
+	Sigma   float64 // per-coordinate noise std (for GPOPE, per step)
+	Clipped int     // DP-LSW, DP-LSL: first-visit returns clipped to the declared range
 }
 
-// Estimate runs method m on d at (eps, Setup.Delta).
+// Estimate runs method m on d at (eps, Setup.Delta): eps must lie in (0, ∞) — a release always has noise
+// (NonPrivate is the separate, explicitly non-private estimate). DP-LSW and DP-LSL clip every first-visit
+// return to the declared range ([0, ReturnMax], or [−ReturnMax, ReturnMax] when Signed) and report how many
+// they clipped in Release.Clipped; GPOPE clips every step's gradient to Clip.
 func (s *Setup) Estimate(m Method, d *envs.Dataset, eps float64, src rand.Source) (*Release, error) {
+	if err := check.In("epsilon", eps, param.Positive); err != nil {
+		return nil, err
+	}
 	if err := s.Validate(d); err != nil {
 		return nil, err
 	}
-	return s.estimate(m, d, eps, src)
+	return s.estimate(m, d, eps, false, src)
 }
 
-// NonPrivate runs method m's non-private counterpart on d: LSW, LSL with the same λ, or GPOPE without noise
-// (same clip, steps and step size).
+// NonPrivate runs method m's non-private counterpart on d — not private: LSW, LSL with the same λ, or
+// GPOPE without noise (same clip, steps and step size).
 func (s *Setup) NonPrivate(m Method, d *envs.Dataset, src rand.Source) ([]float64, error) {
 	if err := s.Validate(d); err != nil {
 		return nil, err
 	}
-	r, err := s.estimate(m, d, 0, src)
+	r, err := s.estimate(m, d, 0, true, src)
 	if err != nil {
 		return nil, err
 	}
 	return r.Theta, nil
 }
 
-// estimate is Estimate on a validated dataset; eps = 0 runs the non-private counterpart.
-func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source) (*Release, error) {
+// estimate is Estimate on a validated dataset; nonPrivate runs the non-private counterpart (eps unused).
+func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, nonPrivate bool, src rand.Source) (*Release, error) {
 	priv := policyeval.PrivacyParams{Epsilon: eps, Delta: s.Delta, Variant: mechanisms.SmoothLemma1}
 	switch m {
 	case DPLSW, DPLSL:
@@ -181,7 +195,7 @@ func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source
 			return nil, err
 		}
 		if m == DPLSW {
-			if eps == 0 {
+			if nonPrivate {
 				th, err := policyeval.LSW(s.problem(), sig)
 				return &Release{Theta: th}, err
 			}
@@ -189,7 +203,7 @@ func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source
 			if err != nil {
 				return nil, err
 			}
-			return &Release{Theta: r.Theta, Sigma: r.Sigma}, nil
+			return &Release{Theta: r.Theta, Sigma: r.Sigma, Clipped: r.Clipped}, nil
 		}
 		c := s.LambdaC
 		if c == 0 {
@@ -199,7 +213,7 @@ func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source
 		if err != nil {
 			return nil, err
 		}
-		if eps == 0 {
+		if nonPrivate {
 			th, err := policyeval.LSL(s.problem(), sig, lambda)
 			return &Release{Theta: th}, err
 		}
@@ -207,7 +221,7 @@ func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source
 		if err != nil {
 			return nil, err
 		}
-		return &Release{Theta: r.Theta, Sigma: r.Sigma}, nil
+		return &Release{Theta: r.Theta, Sigma: r.Sigma, Clipped: r.Clipped}, nil
 	case GPOPE:
 		switch {
 		case !(s.Clip > 0) || math.IsInf(s.Clip, 0):
@@ -222,13 +236,13 @@ func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, src rand.Source
 			return nil, err
 		}
 		sigma := 0.0
-		if eps > 0 {
+		if !nonPrivate {
 			if sigma, err = policyeval.GPOPESigma(policyeval.AccountingPaper, len(ft), s.Steps, eps, s.Delta, s.Clip, nil); err != nil {
 				return nil, err
 			}
 		}
 		th, err := policyeval.GPOPE(ft, policyeval.GPOPEConfig{Gamma: s.Gamma, Iterations: s.Steps, Step: policyeval.Constant(s.StepSize),
-			Clip: s.Clip, Sigma: sigma, Src: src})
+			Clip: s.Clip, Sigma: sigma, NonPrivate: nonPrivate, Src: src})
 		if err != nil {
 			return nil, err
 		}

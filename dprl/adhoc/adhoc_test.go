@@ -48,7 +48,9 @@ func TestValidate(t *testing.T) {
 		"weights":   {func(s *Setup) { s.Rho = s.Rho[:10] }, "mismatched"},
 		"state":     {func(s *Setup) { s.State = func([]float64) int { return 39 } }, "state 39 is outside the allowed range [0, 38]"},
 		"return":    {func(s *Setup) { s.ReturnMax = 0 }, "ReturnMax"},
-		"delta":     {func(s *Setup) { s.Delta = 1 }, "delta"},
+		"delta":     {func(s *Setup) { s.Delta = 1 }, "Delta"},
+		"gamma":     {func(s *Setup) { s.Gamma = math.NaN() }, "Gamma"},
+		"lambdaC":   {func(s *Setup) { s.LambdaC = -1 }, "LambdaC"},
 		"negweight": {func(s *Setup) { s.Rho = append([]float64{-1}, s.Rho[1:]...) }, "Rho[0]"},
 	} {
 		bad := *s

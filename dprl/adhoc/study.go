@@ -15,6 +15,7 @@ import (
 	"dprl/dprl"
 	"dprl/dprl/audit"
 	"dprl/dprl/figure"
+	"dprl/dprl/param"
 	"dprl/envs"
 	"dprl/mechanisms"
 )
@@ -88,7 +89,7 @@ func (s *Setup) Study(d *envs.Dataset, methods []Method, epsilons []float64, siz
 			data = Resample(d, j.size, src)
 		}
 		r := Row{Method: j.m, Eps: j.eps, M: len(data.Trajectories), Trial: j.trial, Error: math.NaN(), Sigma: math.NaN()}
-		rel, err := s.estimate(j.m, data, j.eps, src)
+		rel, err := s.estimate(j.m, data, j.eps, false, src)
 		if err != nil {
 			r.Err = err.Error()
 			return r, nil
@@ -221,6 +222,9 @@ func (s *Setup) Canary(d *envs.Dataset) (envs.Trajectory, error) {
 // replaced by the canary (Canary); the statistic is the release projected on the
 // difference of the two inputs' non-private LSW estimates.
 func (s *Setup) Audit(m Method, d *envs.Dataset, eps float64, cfg audit.Config, progress dprl.Progress) (*audit.Result, error) {
+	if err := check.In("epsilon", eps, param.Positive); err != nil {
+		return nil, err
+	}
 	canary, err := s.Canary(d)
 	if err != nil {
 		return nil, err
@@ -242,7 +246,7 @@ func (s *Setup) Audit(m Method, d *envs.Dataset, eps float64, cfg audit.Config, 
 	}
 	cfg.Delta = s.Delta
 	p := audit.Projected(m.String(), dir, func(nb int, src rand.Source) ([]float64, error) {
-		r, err := s.estimate(m, inputs[nb], eps, src)
+		r, err := s.estimate(m, inputs[nb], eps, false, src)
 		if err != nil {
 			return nil, err
 		}

@@ -202,7 +202,12 @@ func DPSGDCase() Case {
 			noise := rand.New(src)
 			// the clipped mean without noise, then the noise for clip C on the sum (the broken variant
 			// forgets to clip, not to add noise)
-			ws.PrivateGradient(net, nn.DPSGDConfig{Clip: c}, noise, g, nil)
+			if _, _, err := ws.ClippedGradient(net, c, g, nil); err != nil {
+				return 0, err
+			}
+			for range net.NumParams() {
+				noise.NormFloat64() // the stream as when this step drew zero-scaled noise: same numbers as before
+			}
 			s := 0.0
 			for l := range g.W {
 				for i, v := range g.W[l] {

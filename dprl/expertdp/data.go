@@ -104,7 +104,7 @@ func GenerateData(e *Experts, cfg DataConfig) (*Data, error) {
 
 func checkPMin(p float64, actions int) error {
 	if !(p >= 0 && p <= 1/float64(actions)) {
-		return fmt.Errorf("expertdp: p_min = %v is outside the allowed range [0, 1/|A|] = [0, %.4g]", p, 1/float64(actions))
+		return check.Errorf("PMin", p, "[0, 1/|A|] = [0, %.4g]", 1/float64(actions))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"dprl/dprl"
+	"dprl/dprl/param"
 )
 
 // Split is a privacy budget allocation between DataRelease (ε1, δ1, examining T trajectories) and the
@@ -219,6 +220,11 @@ func RunJobs(setups map[string]*Setup, jobs []Job, cfg ExperimentConfig) ([]Outc
 			tc.P, tc.Epsilon, tc.Delta = 1, j.Epsilon, delta
 		case Ours:
 			sp := j.Split
+			// A zero ε1 or ε2 skips that part (no data release, or no private steps); neither releases
+			// anything without noise. Negative or NaN budgets are errors.
+			if err := param.First(check.In("Split.Eps1", sp.Eps1, param.NonNegative), check.In("Split.Eps2", sp.Eps2, param.NonNegative)); err != nil {
+				return Outcome{}, err
+			}
 			sp.Delta1 *= delta
 			sp.Delta2 *= delta
 			tc.P, tc.Epsilon, tc.Delta = j.P, sp.Eps2, sp.Delta2

@@ -138,7 +138,7 @@ func TestReleaseConstantsWorkedExample(t *testing.T) {
 		eps, delta, pmin float64
 		T, L             int
 		param            string
-	}{{0, 0.1, 0.02, 1, 1, "epsilon1"}, {1, 1, 0.02, 1, 1, "delta1"}, {1, 0.1, 0, 1, 1, "p_min"}, {1, 0.1, 0.02, 0, 1, "T"}, {1, 0.1, 0.02, 1, 0, "L"}} {
+	}{{0, 0.1, 0.02, 1, 1, "Epsilon"}, {1, 1, 0.02, 1, 1, "Delta"}, {1, 0.1, 0, 1, 1, "PMin"}, {1, 0.1, 0.02, 0, 1, "T"}, {1, 0.1, 0.02, 1, 0, "L"}} {
 		_, err := Constants(bad.eps, bad.delta, bad.pmin, bad.T, bad.L)
 		var pe *mechanisms.ParamError
 		if !asParamError(err, &pe) || pe.Param != bad.param {
@@ -436,5 +436,46 @@ func TestMeanFraction(t *testing.T) {
 	}
 	if got := MeanFraction(all, func(o Outcome) bool { return o.Env == "acrobot" }); !math.IsNaN(got) {
 		t.Errorf("MeanFraction of nothing = %v, want NaN", got)
+	}
+}
+
+// TestDataReleaseEnforcesL: δ' = δ1/(2TL) rests on no examined trajectory being queried past L prefixes.
+// L is the domain's public DemoLen (the old code took the data's longest trajectory, so the threshold
+// depended on the data, and never bounded the queries): with DemoLen = 5 no stable prefix exceeds 5 and the
+// shortened trajectories are counted.
+func TestDataReleaseEnforcesL(t *testing.T) {
+	e, data := cartpole(t)
+	short := *e
+	dom := *e.Domain
+	dom.DemoLen = 5
+	short.Domain = &dom
+	rel, err := DataRelease(data, &short, ReleaseParams{Epsilon: 3e5, Delta: 0.5, PMin: 0.02, T: 40, Src: rand.NewPCG(5, 6)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel.Constants.L != 5 || rel.Cut == 0 {
+		t.Errorf("L = %d, %d trajectories cut", rel.Constants.L, rel.Cut)
+	}
+	for j, k := range rel.StableLen {
+		if k > 5 {
+			t.Errorf("examined trajectory %d kept a prefix of %d > L = 5", j, k)
+		}
+	}
+	dom.DemoLen = 0
+	if _, err := DataRelease(data, &short, ReleaseParams{Epsilon: 1, Delta: 0.5, PMin: 0.02, T: 1, Src: rand.NewPCG(5, 6)}); err == nil {
+		t.Error("DemoLen = 0 accepted")
+	}
+	if _, err := DataRelease(data, nil, ReleaseParams{Epsilon: 1, Delta: 0.5, PMin: 0.02, T: 1, Src: rand.NewPCG(5, 6)}); err == nil {
+		t.Error("nil experts accepted")
+	}
+}
+
+// TestNewLearnerErrors: a nil domain (a panic before) or an empty batch is an error.
+func TestNewLearnerErrors(t *testing.T) {
+	if _, err := NewLearner(nil, LearnerConfig{}, 8, 1); err == nil {
+		t.Error("nil domain accepted")
+	}
+	if _, err := NewLearner(CartPoleDomain(), LearnerConfig{}, 0, 1); err == nil {
+		t.Error("maxBatch 0 accepted")
 	}
 }

@@ -6,6 +6,11 @@
 //
 // Neighbouring relation: expert sets differing in one expert (|Π Δ Π′| = 1), with all of that expert's
 // trajectories. Rewards and transitions are public.
+//
+// Declared bounds are enforced: DataRelease's δ' = δ1/(2TL) uses the domain's public demonstration bound
+// L = Domain.DemoLen (not the data's longest trajectory, which would make the threshold depend on the data)
+// and never queries a prefix longer than L (Release.Cut counts the trajectories this shortens). DP-SGD
+// steps drop per-example gradients with NaN or infinite entries (TrainResult.Dropped).
 package expertdp
 
 import (

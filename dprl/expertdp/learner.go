@@ -113,6 +113,12 @@ type Learner struct {
 
 // NewLearner builds a learner for domain d whose batches hold at most maxBatch transitions.
 func NewLearner(d *Domain, cfg LearnerConfig, maxBatch int, seed uint64) (*Learner, error) {
+	if d == nil {
+		return nil, fmt.Errorf("expertdp: NewLearner needs a domain")
+	}
+	if err := check.AtLeast("maxBatch", maxBatch, 1); err != nil {
+		return nil, err
+	}
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err

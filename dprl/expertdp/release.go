@@ -5,8 +5,12 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"dprl/dprl/param"
 	"dprl/mechanisms"
 )
+
+// check rejects values on behalf of this package.
+const check param.Checker = "expertdp"
 
 // ReleaseConstants are DataRelease's derived constants (Algorithm 2, Theorems 5.3 and 5.5).
 type ReleaseConstants struct {
@@ -47,11 +51,11 @@ func (c ReleaseConstants) AgreeingPrefix(m, actions int) int {
 func Constants(eps1, delta1, pMin float64, T, L int) (ReleaseConstants, error) {
 	switch {
 	case !(eps1 > 0) || math.IsInf(eps1, 0):
-		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "epsilon1", Value: eps1, Allowed: "(0, ∞)"}
+		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "Epsilon", Value: eps1, Allowed: "(0, ∞)"}
 	case !(delta1 > 0 && delta1 < 1):
-		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "delta1", Value: delta1, Allowed: "(0, 1)"}
+		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "Delta", Value: delta1, Allowed: "(0, 1)"}
 	case !(pMin > 0 && pMin <= 0.5):
-		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "p_min", Value: pMin, Allowed: "(0, 1/|A|]"}
+		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "PMin", Value: pMin, Allowed: "(0, 1/|A|]"}
 	case T < 1:
 		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "T", Value: float64(T), Allowed: "[1, N·m]"}
 	case L < 1:
@@ -156,6 +160,9 @@ type Release struct {
 	Stable    []Segment
 	Unstable  []Segment // the tails of the examined trajectories and every other trajectory
 	Queries   int       // prefix queries answered
+	// Cut counts examined trajectories longer than the public bound L = Domain.DemoLen: their prefixes are
+	// queried up to length L only (the rest stays unstable), so δ' = δ1/(2TL) holds.
+	Cut int
 }
 
 // StableTransitions is |D_stable| in transitions.
@@ -171,8 +178,13 @@ func (r *Release) StableTransitions() int {
 // trajectories draw θ̂ = θ + (4/ε')·ln(1/δ') + Lap(2/ε') and query its prefixes in order with
 // PrefixQuery (count + Lap(4/ε') > θ̂), keeping the longest prefix that passed. It is (ε1, δ1)-DP for
 // expert-level neighbours under the paper's analysis (which models each examined trajectory as a fresh
-// draw; ALGORITHMS.md §4.5 item 4).
+// draw; ALGORITHMS.md §4.5 item 4). L is the domain's public demonstration bound e.Domain.DemoLen, not the
+// data's longest trajectory (which would make the threshold depend on the data); no prefix longer than L
+// is queried (Release.Cut counts the trajectories this shortens).
 func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {
+	if e == nil || e.Domain == nil {
+		return nil, fmt.Errorf("expertdp: DataRelease needs an expert set with its domain")
+	}
 	if err := checkData(data, e); err != nil {
 		return nil, err
 	}
@@ -182,7 +194,10 @@ func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {
 	if p.T > len(data.Trajs) {
 		return nil, &mechanisms.ParamError{Pkg: "expertdp", Param: "T", Value: float64(p.T), Allowed: fmt.Sprintf("[1, %d] (the log's trajectories)", len(data.Trajs))}
 	}
-	c, err := Constants(p.Epsilon, p.Delta, p.PMin, p.T, data.MaxLen())
+	if e.Domain.DemoLen < 1 {
+		return nil, check.AtLeast("Domain.DemoLen", e.Domain.DemoLen, 1)
+	}
+	c, err := Constants(p.Epsilon, p.Delta, p.PMin, p.T, e.Domain.DemoLen)
 	if err != nil {
 		return nil, err
 	}
@@ -201,6 +216,12 @@ func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {
 		counter.Start(t)
 		kept := 0
 		for i := 1; ; i++ {
+			if i > c.L {
+				if t.Len() > c.L {
+					r.Cut++
+				}
+				break
+			}
 			count, ok := counter.Next()
 			if !ok {
 				break

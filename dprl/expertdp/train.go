@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"dprl/dprl/nn"
+	"dprl/dprl/param"
 	"dprl/envs"
 	"dprl/mechanisms"
 )
@@ -70,6 +71,9 @@ type TrainResult struct {
 	NoiseMultiplier float64
 	Returns         []float64 // evaluation returns (unscaled)
 	Return          float64   // their mean
+	// Dropped counts per-example gradients left out of private steps for a NaN or infinite entry (each
+	// contributes zero, which keeps the sensitivity; see nn.Workspace.PrivateGradient).
+	Dropped int
 }
 
 // ErrNoStableData is returned when a configuration needs D_stable and it is empty (the paper's "inf" in
@@ -117,25 +121,25 @@ func (c *TrainConfig) validate(m int) error {
 	}
 	switch {
 	case c.MaxSteps < 1:
-		return fmt.Errorf("expertdp: MaxSteps = %d is outside the allowed range [1, ∞)", c.MaxSteps)
+		return check.AtLeast("MaxSteps", c.MaxSteps, 1)
 	case c.Batch < 1 || c.Batch > m:
-		return fmt.Errorf("expertdp: Batch = %d is outside the allowed range [1, %d] (the number of experts)", c.Batch, m)
+		return check.Int("Batch", c.Batch, 1, m)
 	case c.EvalEpisodes < 1:
-		return fmt.Errorf("expertdp: EvalEpisodes = %d is outside the allowed range [1, ∞)", c.EvalEpisodes)
+		return check.AtLeast("EvalEpisodes", c.EvalEpisodes, 1)
 	case c.NonPrivate:
 		return nil
 	case !(c.P >= 0 && c.P <= 1):
-		return fmt.Errorf("expertdp: P = %v is outside the allowed range [0, 1]", c.P)
+		return check.In("P", c.P, param.Probability)
 	case c.P == 0:
 		return nil
 	case !(c.Epsilon > 0) || math.IsInf(c.Epsilon, 0):
-		return &mechanisms.ParamError{Pkg: "expertdp", Param: "epsilon2", Value: c.Epsilon, Allowed: "(0, ∞)"}
+		return &mechanisms.ParamError{Pkg: "expertdp", Param: "Epsilon", Value: c.Epsilon, Allowed: "(0, ∞)"}
 	case !(c.Delta > 0 && c.Delta < 1):
-		return &mechanisms.ParamError{Pkg: "expertdp", Param: "delta2", Value: c.Delta, Allowed: "(0, 1)"}
+		return &mechanisms.ParamError{Pkg: "expertdp", Param: "Delta", Value: c.Delta, Allowed: "(0, 1)"}
 	case !(c.NoiseMultiplier >= 0) || math.IsInf(c.NoiseMultiplier, 0):
-		return &mechanisms.ParamError{Pkg: "expertdp", Param: "noise multiplier s", Value: c.NoiseMultiplier, Allowed: "(0, ∞), or 0 to calibrate"}
+		return &mechanisms.ParamError{Pkg: "expertdp", Param: "NoiseMultiplier", Value: c.NoiseMultiplier, Allowed: "(0, ∞), or 0 to calibrate"}
 	case !(c.Clip > 0) || math.IsInf(c.Clip, 0):
-		return &mechanisms.ParamError{Pkg: "expertdp", Param: "clip C", Value: c.Clip, Allowed: "(0, ∞)"}
+		return &mechanisms.ParamError{Pkg: "expertdp", Param: "Clip", Value: c.Clip, Allowed: "(0, ∞)"}
 	}
 	return nil
 }
@@ -294,7 +298,11 @@ func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, 
 				}
 			}
 			b.private = true
-			l.privateStep(b, dp, cfg.Batch, noise)
+			dropped, err := l.privateStep(b, dp, cfg.Batch, noise)
+			if err != nil {
+				return nil, err
+			}
+			res.Dropped += dropped
 			res.PrivateSteps++
 		case stable.total() > 0:
 			for range cfg.Batch {
@@ -347,7 +355,10 @@ func (l *Learner) plainStep(b *batch) {
 }
 
 // privateStep is Algorithm 4's update: clipped per-example gradients, summed, plus N(0, s²C²), over b.
-func (l *Learner) privateStep(b *batch, dp nn.DPSGDConfig, expected int, noise *rand.Rand) {
+func (l *Learner) privateStep(b *batch, dp nn.DPSGDConfig, expected int, noise *rand.Rand) (dropped int, err error) {
+	if err := dp.Validate(); err != nil {
+		return 0, err
+	}
 	if b.n == 0 {
 		std := dp.NoiseMultiplier * dp.Clip / float64(expected)
 		l.grads.Each(func(g []float64) {
@@ -357,10 +368,13 @@ func (l *Learner) privateStep(b *batch, dp nn.DPSGDConfig, expected int, noise *
 		})
 	} else {
 		l.backward(b)
-		l.ws.PrivateGradient(l.Net, dp, noise, l.grads, l.norms)
+		if _, dropped, err = l.ws.PrivateGradient(l.Net, dp, noise, l.grads, l.norms); err != nil {
+			return 0, err
+		}
 		l.grads.Scale(float64(b.n) / float64(expected)) // PrivateGradient divides by the batch; Algorithm 4 by b
 	}
 	l.update()
+	return dropped, nil
 }
 
 // evaluate runs one greedy episode on the default environment and returns its undiscounted return.

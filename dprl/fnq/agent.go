@@ -8,9 +8,13 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"dprl/dprl/nn"
+	"dprl/dprl/param"
 	"dprl/envs"
 	"dprl/mechanisms"
 )
+
+// check rejects values on behalf of this package.
+const check param.Checker = "fnq"
 
 // Method selects the learner of Run.
 type Method int
@@ -84,22 +88,37 @@ func (c *Config) defaults() error {
 	if c.Src == nil {
 		return fmt.Errorf("fnq: Config.Src is nil: every run needs an explicit rand.Source")
 	}
+	// A private method always adds noise: its noise level must be positive (NonPrivate is the noiseless
+	// learner, selected explicitly).
+	var err error
 	switch c.Method {
+	case NonPrivate:
 	case FunctionalNoise:
-		if !(c.Sigma >= 0) || !(c.Beta > 0) {
-			return fmt.Errorf("fnq: functional noise needs Sigma ≥ 0 and Beta > 0 (got %v, %v)", c.Sigma, c.Beta)
-		}
+		err = param.First(check.In("Sigma", c.Sigma, param.Positive), check.In("Beta", c.Beta, param.Positive))
 	case InputPerturbation:
-		if !(c.RewardSigma >= 0) {
-			return fmt.Errorf("fnq: RewardSigma = %v is outside the allowed range [0, ∞)", c.RewardSigma)
-		}
+		err = check.In("RewardSigma", c.RewardSigma, param.Positive)
 	case DPSGD:
-		if !(c.Clip > 0) || !(c.Z >= 0) {
-			return fmt.Errorf("fnq: DP-SGD needs Clip > 0 and Z ≥ 0 (got %v, %v)", c.Clip, c.Z)
-		}
+		err = param.First(check.In("Clip", c.Clip, param.Positive), check.In("Z", c.Z, param.Positive))
+	default:
+		err = check.Errorf("Method", float64(c.Method), "{NonPrivate, FunctionalNoise, InputPerturbation, DPSGD}")
 	}
-	if !(c.Gamma >= 0 && c.Gamma <= 1) {
-		return fmt.Errorf("fnq: Gamma = %v is outside the allowed range [0, 1]", c.Gamma)
+	if err != nil {
+		return err
+	}
+	return param.First(check.In("Gamma", c.Gamma, param.Probability),
+		check.AtLeast("Episodes", c.Episodes, 1), check.AtLeast("Batch", c.Batch, 1),
+		check.AtLeast("ReplaySize", c.ReplaySize, c.Batch), check.AtLeast("TargetEvery", c.TargetEvery, 1),
+		check.In("LR", c.LR, param.Positive), check.In("EpsDecay", c.EpsDecay, param.Positive),
+		check.In("EpsStart", c.EpsStart, param.Probability), check.In("EpsEnd", c.EpsEnd, param.Probability),
+		check.In("GradClamp", c.GradClamp, param.Positive), hiddenSizes(c.Hidden))
+}
+
+// hiddenSizes checks the hidden-layer widths.
+func hiddenSizes(h []int) error {
+	for i, s := range h {
+		if err := check.AtLeast(fmt.Sprintf("Hidden[%d]", i), s, 1); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -133,9 +152,12 @@ func (q *Released) Value(s float64, a int) float64 {
 
 // Result is a run's episode returns (true rewards, whatever the method saw) and the released function.
 type Result struct {
-	Returns  []float64
-	Samples  int // environment steps taken
-	Updates  int // gradient steps taken (DP-SGD's accounting counts these)
+	Returns []float64
+	Samples int // environment steps taken
+	Updates int // gradient steps taken (DP-SGD's accounting counts these)
+	// Dropped counts DP-SGD's per-example gradients left out for a NaN or infinite entry (each contributes
+	// zero, which keeps the sensitivity).
+	Dropped  int
 	Released *Released
 }
 
@@ -165,12 +187,15 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
+	if env == nil {
+		return nil, fmt.Errorf("fnq: Run needs an environment")
+	}
 	if d := len(env.ObservationSpace().Low); d != 1 {
 		return nil, fmt.Errorf("fnq: the environment's states have %d dimensions; the functional mechanism here needs 1", d)
 	}
 	rng := rand.New(cfg.Src)
 	// Separate streams for the network, the two path sets and the mechanisms' noise, drawn whatever the
-	// method, so that a zero noise level reproduces the non-private run exactly.
+	// method, so that every method sees the same network initialisation and exploration.
 	netSrc := rand.NewPCG(rng.Uint64(), rng.Uint64())
 	pathSrc := [2]rand.Source{rand.NewPCG(rng.Uint64(), rng.Uint64()), rand.NewPCG(rng.Uint64(), rng.Uint64())}
 	noise := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
@@ -181,7 +206,7 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	policy, target := noisyNet{net: net}, noisyNet{net: net.Clone()}
-	if cfg.Method == FunctionalNoise && cfg.Sigma > 0 {
+	if cfg.Method == FunctionalNoise {
 		if policy.paths, err = mechanisms.NewOUPaths(m, cfg.Sigma, cfg.Beta, pathSrc[0]); err != nil {
 			return nil, err
 		}
@@ -253,7 +278,11 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 				nn.SelectedLoss(nn.Huber{}, out, m, acts, targets, dOut)
 				wsB.Backward(net, dOut)
 				if cfg.Method == DPSGD {
-					wsB.PrivateGradient(net, dp, noise, g, norms)
+					_, dropped, err := wsB.PrivateGradient(net, dp, noise, g, norms)
+					if err != nil {
+						return nil, err
+					}
+					res.Dropped += dropped
 				} else {
 					wsB.Gradient(net, nil, g)
 					g.Scale(1 / float64(cfg.Batch))
@@ -288,16 +317,21 @@ type SpecifiedConfig struct {
 	Src         rand.Source
 }
 
-// SpecifiedResult adds the calibration and the Lipschitz bound of the trained network: Theorem 5 assumes the
-// network stays L-Lipschitz, which nothing in the algorithm enforces.
+// SpecifiedResult adds the calibration and the Lipschitz bound of the trained network. Theorem 5 assumes the
+// network stays L-Lipschitz, which the paper's algorithm does not enforce; RunSpecified enforces it: after
+// every SGD step whose network's spectral-norm product bound exceeds L, every weight matrix is scaled by
+// (L/bound)^(1/layers), which brings the bound back to L (Projected counts these steps; a run that never
+// leaves the bound is unchanged).
 type SpecifiedResult struct {
 	Result
 	Constants *Constants
 	Sigma     float64
 	FinalL    float64 // spectral-norm product bound of the released network
-	// WithinL says whether the released network is still inside the calibration's Lipschitz bound (checked
-	// at the end of the run; the guarantee needs it throughout).
+	// WithinL says whether the released network is inside the calibration's Lipschitz bound (always true
+	// now that the bound is enforced, up to rounding).
 	WithinL bool
+	// Projected counts the steps after which the weights were scaled back to the Lipschitz bound L.
+	Projected int
 }
 
 // RunSpecified runs Algorithm 1 on a one-dimensional-state environment.
@@ -309,9 +343,19 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 	if cfg.Src == nil {
 		return nil, fmt.Errorf("fnq: SpecifiedConfig.Src is nil: every run needs an explicit rand.Source")
 	}
+	if env == nil {
+		return nil, fmt.Errorf("fnq: RunSpecified needs an environment")
+	}
 	orDefault(&cfg.Gamma, 0.999)
 	if cfg.Hidden == nil {
 		cfg.Hidden = []int{16, 16}
+	}
+	if err := param.First(check.In("Gamma", cfg.Gamma, param.Probability), check.In("Explore", cfg.Explore, param.Probability),
+		hiddenSizes(cfg.Hidden)); err != nil {
+		return nil, err
+	}
+	if d := len(env.ObservationSpace().Low); d != 1 {
+		return nil, fmt.Errorf("fnq: the environment's states have %d dimensions; the functional mechanism here needs 1", d)
 	}
 	if m := env.NumActions(); m != cfg.Actions {
 		return nil, fmt.Errorf("fnq: calibration for %d actions, the environment has %d", cfg.Actions, m)
@@ -331,13 +375,24 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 		return nil, err
 	}
 	q := noisyNet{net: net, paths: paths}
+	out := &SpecifiedResult{Constants: k, Sigma: sigma}
+	// project scales the weights back to the Lipschitz bound L when they leave it (before the first step too).
+	project := func() {
+		if lip := net.Lipschitz(); lip > cfg.L {
+			f := math.Pow(cfg.L/lip, 1/float64(net.Layers()))
+			for _, w := range net.W {
+				floats.Scale(f, w)
+			}
+			out.Projected++
+		}
+	}
+	project()
 	ws1, wsB := nn.NewWorkspace(net, 1), nn.NewWorkspace(net, B)
 	g := nn.NewGrads(net)
 	opt := &nn.SGD{LR: cfg.LR}
 	xs, acts, targets := make([]float64, B), make([]int, B), make([]float64, B)
 	dOut := make([]float64, B*m)
 	every := max(1, k.Steps/cfg.Resets)
-	out := &SpecifiedResult{Constants: k, Sigma: sigma}
 	state := []float64{0}
 	ret, inEpisode := 0.0, false
 	for j := range k.Steps {
@@ -382,10 +437,11 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 		wsB.Gradient(net, nil, g)
 		g.Scale(1 / float64(B))
 		opt.Step(net, g)
+		project()
 		out.Updates++
 	}
 	out.Released = &Released{Net: net, Paths: paths}
 	out.FinalL = net.Lipschitz()
-	out.WithinL = out.FinalL <= cfg.L
+	out.WithinL = out.FinalL <= cfg.L*(1+1e-9)
 	return out, nil
 }

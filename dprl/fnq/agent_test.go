@@ -1,6 +1,7 @@
 package fnq
 
 import (
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -39,13 +40,17 @@ func TestDQNLearns(t *testing.T) {
 	}
 }
 
-// TestFunctionalNoiseRelease: with σ = 0 functional noise is DQN exactly; with σ > 0 the released function
-// answers repeated queries with the same value and differs from the bare network by the path.
+// TestFunctionalNoiseRelease: with negligible σ functional noise acts as DQN (σ = 0 is refused); with σ > 0
+// the released function answers repeated queries with the same value and differs from the bare network by
+// the path.
 func TestFunctionalNoiseRelease(t *testing.T) {
 	a, _ := Run(wangHegde(), Config{Src: rand.NewPCG(2, 2), Episodes: 10})
-	b, _ := Run(wangHegde(), Config{Src: rand.NewPCG(2, 2), Episodes: 10, Method: FunctionalNoise, Sigma: 0})
+	b, err := Run(wangHegde(), Config{Src: rand.NewPCG(2, 2), Episodes: 10, Method: FunctionalNoise, Sigma: 1e-300})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !reflect.DeepEqual(a.Returns, b.Returns) {
-		t.Error("σ = 0 functional noise differs from DQN")
+		t.Error("σ = 1e-300 functional noise differs from DQN")
 	}
 	c, err := Run(wangHegde(), Config{Src: rand.NewPCG(2, 2), Episodes: 10, Method: FunctionalNoise, Sigma: 0.5})
 	if err != nil {
@@ -72,20 +77,32 @@ func TestFunctionalNoiseRelease(t *testing.T) {
 	}
 }
 
-// TestBaselinesWire: input perturbation with σ_r = 0 and DP-SGD with z = 0 and a clip that never binds are DQN
-// (clip aside); huge reward noise stops learning.
+// TestBaselinesWire: input perturbation with a negligible σ_r and DP-SGD with a negligible z and a clip that
+// never binds are DQN (clip aside); huge reward noise stops learning. A zero noise level is refused.
 func TestBaselinesWire(t *testing.T) {
 	base, _ := Run(wangHegde(), Config{Src: rand.NewPCG(4, 4), Episodes: 10})
-	ip, _ := Run(wangHegde(), Config{Src: rand.NewPCG(4, 4), Episodes: 10, Method: InputPerturbation})
-	if !reflect.DeepEqual(base.Returns[:3], ip.Returns[:3]) {
-		t.Error("σ_r = 0 differs from DQN in the first episodes")
+	ip, err := Run(wangHegde(), Config{Src: rand.NewPCG(4, 4), Episodes: 10, Method: InputPerturbation, RewardSigma: 1e-300})
+	if err != nil {
+		t.Fatal(err)
 	}
-	dp, err := Run(wangHegde(), Config{Src: rand.NewPCG(4, 4), Episodes: 10, Method: DPSGD, Clip: 1e9})
+	if !reflect.DeepEqual(base.Returns[:3], ip.Returns[:3]) {
+		t.Error("σ_r = 1e-300 differs from DQN in the first episodes")
+	}
+	dp, err := Run(wangHegde(), Config{Src: rand.NewPCG(4, 4), Episodes: 10, Method: DPSGD, Clip: 1e9, Z: 1e-300})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(base.Returns[:3], dp.Returns[:3]) {
-		t.Error("DP-SGD with z = 0 and no clipping differs from DQN in the first episodes")
+		t.Error("DP-SGD with z = 1e-300 and no clipping differs from DQN in the first episodes")
+	}
+	// The noise field left unset used to run the private methods without noise.
+	for _, c := range []Config{{Method: FunctionalNoise}, {Method: InputPerturbation}, {Method: DPSGD, Clip: 1},
+		{Method: FunctionalNoise, Sigma: math.NaN()}, {Method: InputPerturbation, RewardSigma: -1}, {Method: DPSGD, Clip: 1, Z: math.Inf(1)},
+		{Method: Method(9)}, {Episodes: -1}, {Batch: -2}, {Hidden: []int{0}}, {LR: math.NaN()}} {
+		c.Src = rand.NewPCG(1, 1)
+		if _, err := Run(wangHegde(), c); err == nil {
+			t.Errorf("Run accepted %+v", c)
+		}
 	}
 	if _, err := Run(wangHegde(), Config{Src: rand.NewPCG(4, 4), Method: DPSGD}); err == nil {
 		t.Error("DP-SGD without a clip accepted")
@@ -96,7 +113,8 @@ func TestBaselinesWire(t *testing.T) {
 }
 
 // TestRunSpecified: Algorithm 1 takes T′ = T/B SGD steps on T samples, uses the calibrated σ and β, and
-// reports the trained network's Lipschitz bound; the exact GDP σ is smaller.
+// keeps the network within the calibration's Lipschitz bound L = 1 (the initial network's bound is ≈ 1.4,
+// which the old code let through, reporting it at the end); the exact GDP σ is smaller.
 func TestRunSpecified(t *testing.T) {
 	cal := Calibration{Epsilon: 0.9, Delta: 1e-4, T: 5000, B: 128, LR: 7e-5, L: 1, K: 210, Actions: 2, Resets: 39}
 	res, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: cal, Explore: 0.1, Src: rand.NewPCG(5, 5)})
@@ -106,8 +124,8 @@ func TestRunSpecified(t *testing.T) {
 	if res.Updates != 39 || res.Samples != 39*128 || len(res.Returns) != 39*128/50 {
 		t.Fatalf("%d updates, %d samples, %d episodes", res.Updates, res.Samples, len(res.Returns))
 	}
-	if res.Sigma != res.Constants.SigmaThm5 || !(res.FinalL > 0) || res.WithinL != (res.FinalL <= 1) {
-		t.Errorf("σ %g (Theorem 5: %g), final L %g", res.Sigma, res.Constants.SigmaThm5, res.FinalL)
+	if res.Sigma != res.Constants.SigmaThm5 || !(res.FinalL > 0) || !res.WithinL || res.FinalL > 1+1e-9 || res.Projected == 0 {
+		t.Errorf("σ %g (Theorem 5: %g), final L %g, within %v, %d projections", res.Sigma, res.Constants.SigmaThm5, res.FinalL, res.WithinL, res.Projected)
 	}
 	gdp, _ := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: cal, UseGDPSigma: true, Src: rand.NewPCG(5, 5)})
 	if !(gdp.Sigma < res.Sigma) {
@@ -121,7 +139,10 @@ func TestRunSpecified(t *testing.T) {
 // TestBGP16: the first-visit signature matches a hand computation, and with a huge ε the DP-LSL critic learns
 // (last 20 episodes beat the first 20).
 func TestBGP16(t *testing.T) {
-	sig := firstVisit([][]step{{{0, 1}, {1, 0}, {0, 2}}, {{1, 3}}}, 2, 0.5)
+	sig, err := firstVisit([][]step{{{0, 1}, {1, 0}, {0, 2}}, {{1, 3}}}, 2, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// trajectory 1: pair 0 first at t = 0: 1 + 0.5·0 + 0.25·2 = 1.5; pair 1 at t = 1: 0 + 0.5·2 = 1; trajectory 2: pair 1: 3
 	if sig.M != 2 || sig.Counts[0] != 1 || sig.Counts[1] != 2 || sig.F[0] != 1.5 || sig.F[1] != 2 {
 		t.Fatalf("signature %+v", sig)
@@ -152,5 +173,38 @@ func TestReturnCurves(t *testing.T) {
 	one, _ := Run(wangHegde(), Config{Episodes: 3, Src: rand.NewPCG(9, 2)})
 	if !reflect.DeepEqual(one.Returns, a[0][2]) {
 		t.Error("seed 2 of the first setting is not rand.NewPCG(9, 2)'s run")
+	}
+}
+
+// TestBadInputErrors: nil environments and bad BGP16/Algorithm 1 configurations are errors, not panics
+// (RunBGP16 with a negative Bins panicked).
+func TestBadInputErrors(t *testing.T) {
+	src := rand.NewPCG(1, 1)
+	cal := Calibration{Epsilon: 0.9, Delta: 1e-4, T: 5000, B: 128, LR: 7e-5, L: 1, K: 210, Actions: 2, Resets: 39}
+	for name, f := range map[string]func() error{
+		"Run nil env":          func() error { _, err := Run(nil, Config{Src: src}); return err },
+		"RunSpecified nil env": func() error { _, err := RunSpecified(nil, SpecifiedConfig{Calibration: cal, Src: src}); return err },
+		"RunSpecified Explore": func() error {
+			_, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: cal, Explore: math.NaN(), Src: src})
+			return err
+		},
+		"BGP Bins": func() error {
+			_, err := RunBGP16(wangHegde(), BGPConfig{Bins: -1, Epsilon: 1, Delta: 0.1, Src: src})
+			return err
+		},
+		"BGP epsilon":   func() error { _, err := RunBGP16(wangHegde(), BGPConfig{Delta: 0.1, Src: src}); return err },
+		"BGP nil env":   func() error { _, err := RunBGP16(nil, BGPConfig{Epsilon: 1, Delta: 0.1, Src: src}); return err },
+		"Calibration T": func() error { c := cal; c.T = 10; _, err := c.Compute(); return err },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s panicked: %v", name, r)
+				}
+			}()
+			if err := f(); err == nil {
+				t.Errorf("%s: no error", name)
+			}
+		}()
 	}
 }

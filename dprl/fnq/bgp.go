@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"dprl/dprl/param"
 	"dprl/dprl/policyeval"
 	"dprl/envs"
 )
@@ -38,6 +39,16 @@ func RunBGP16(env envs.Env, cfg BGPConfig) (*Result, error) {
 	orDefault(&cfg.ReturnBound, 25)
 	if cfg.Src == nil {
 		return nil, fmt.Errorf("fnq: BGPConfig.Src is nil: every run needs an explicit rand.Source")
+	}
+	if err := param.First(check.AtLeast("Episodes", cfg.Episodes, 1), check.AtLeast("Bins", cfg.Bins, 1),
+		check.AtLeast("Every", cfg.Every, 1), check.In("Gamma", cfg.Gamma, param.Probability),
+		check.In("Explore", cfg.Explore, param.Probability), check.In("LSLC", cfg.LSLC, param.NonNegative),
+		check.In("ReturnBound", cfg.ReturnBound, param.Positive),
+		check.In("Epsilon", cfg.Epsilon, param.Positive), check.In("Delta", cfg.Delta, param.OpenUnit)); err != nil {
+		return nil, err
+	}
+	if env == nil || env.NumActions() < 1 {
+		return nil, fmt.Errorf("fnq: RunBGP16 needs an environment with at least one action")
 	}
 	m := env.NumActions()
 	n := cfg.Bins * m
@@ -85,7 +96,10 @@ func RunBGP16(env envs.Env, cfg BGPConfig) (*Result, error) {
 		if (ep+1)%cfg.Every != 0 {
 			continue
 		}
-		sig := firstVisit(batch, n, cfg.Gamma)
+		sig, err := firstVisit(batch, n, cfg.Gamma)
+		if err != nil {
+			return nil, err
+		}
 		batch = batch[:0]
 		lambda, err := policyeval.LambdaSchedule(prob, cfg.LSLC, sig.M)
 		if err != nil {
@@ -107,26 +121,13 @@ type step struct {
 }
 
 // firstVisit is the first-visit Monte Carlo signature over (bin, action) pairs.
-func firstVisit(trajs [][]step, n int, gamma float64) *policyeval.Signature {
-	sig := &policyeval.Signature{M: len(trajs), F: make([]float64, n), Counts: make([]int, n)}
-	for _, tr := range trajs {
-		g := make([]float64, len(tr)+1) // discounted return from each step
-		for t := len(tr) - 1; t >= 0; t-- {
-			g[t] = tr[t].reward + gamma*g[t+1]
-		}
-		seen := make([]bool, n)
+func firstVisit(trajs [][]step, n int, gamma float64) (*policyeval.Signature, error) {
+	states, rewards := make([][]int, len(trajs)), make([][]float64, len(trajs))
+	for i, tr := range trajs {
+		states[i], rewards[i] = make([]int, len(tr)), make([]float64, len(tr))
 		for t, st := range tr {
-			if !seen[st.pair] {
-				seen[st.pair] = true
-				sig.F[st.pair] += g[t]
-				sig.Counts[st.pair]++
-			}
+			states[i][t], rewards[i][t] = st.pair, st.reward
 		}
 	}
-	for i, c := range sig.Counts {
-		if c > 0 {
-			sig.F[i] /= float64(c)
-		}
-	}
-	return sig
+	return policyeval.NewEpisodeSignature(states, rewards, n, gamma)
 }

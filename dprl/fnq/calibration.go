@@ -5,12 +5,19 @@
 // Neighbouring inputs are reward functions with ‖r − r′‖∞ ≤ 1; states, actions and transitions are public.
 // The released object is the noised value function Q̃_a(s) = Q_θ(s, a) + g_a(s), one Ornstein–Uhlenbeck path
 // g_a per action, which answers any number of state queries consistently (mechanisms.OUPath).
+//
+// Private methods always add noise: Run refuses FunctionalNoise with Sigma ≤ 0, InputPerturbation with
+// RewardSigma ≤ 0 and DPSGD with Z ≤ 0 (the non-private DQN is Method NonPrivate, chosen explicitly).
+// DP-SGD drops per-example gradients with NaN or infinite entries (Result.Dropped). The BGP16 baseline's
+// DP-LSL clips first-visit returns to [0, ReturnBound]. Theorem 5's Lipschitz bound L, which the paper's
+// Algorithm 1 assumes but does not enforce, is enforced by RunSpecified: weights are scaled back to the
+// bound whenever a step leaves it (SpecifiedResult.Projected).
 package fnq
 
 import (
-	"fmt"
 	"math"
 
+	"dprl/dprl/param"
 	"dprl/mechanisms"
 )
 
@@ -46,25 +53,12 @@ type Constants struct {
 
 // Validate checks the inputs' ranges.
 func (c Calibration) Validate() error {
-	switch {
-	case !(c.Epsilon > 0 && c.Epsilon < 1):
-		return fmt.Errorf("fnq: epsilon = %v is outside the allowed range (0, 1) (Proposition 4 needs ε < 1)", c.Epsilon)
-	case !(c.Delta > 0 && c.Delta < 1):
-		return fmt.Errorf("fnq: delta = %v is outside the allowed range (0, 1)", c.Delta)
-	case c.B < 1 || c.T < c.B:
-		return fmt.Errorf("fnq: T = %d and B = %d: need 1 ≤ B ≤ T", c.T, c.B)
-	case !(c.LR > 0) || math.IsInf(c.LR, 1):
-		return fmt.Errorf("fnq: learning rate = %v is outside the allowed range (0, ∞)", c.LR)
-	case !(c.L > 0) || math.IsInf(c.L, 1):
-		return fmt.Errorf("fnq: Lipschitz bound L = %v is outside the allowed range (0, ∞)", c.L)
-	case !(c.K > 0) || math.IsInf(c.K, 1):
-		return fmt.Errorf("fnq: tail level k = %v is outside the allowed range (0, ∞)", c.K)
-	case c.Actions < 1:
-		return fmt.Errorf("fnq: actions = %d is outside the allowed range [1, ∞)", c.Actions)
-	case c.Resets < 1:
-		return fmt.Errorf("fnq: resets J = %d is outside the allowed range [1, ∞)", c.Resets)
-	}
-	return nil
+	return param.First(
+		check.In("Epsilon", c.Epsilon, param.OpenUnit), // Proposition 4 needs ε < 1
+		check.In("Delta", c.Delta, param.OpenUnit),
+		check.AtLeast("B", c.B, 1), check.AtLeast("T", c.T, max(c.B, 1)),
+		check.In("LR", c.LR, param.Positive), check.In("L", c.L, param.Positive), check.In("K", c.K, param.Positive),
+		check.AtLeast("Actions", c.Actions, 1), check.AtLeast("Resets", c.Resets, 1))
 }
 
 // Compute derives the constants.
@@ -113,7 +107,7 @@ func (c Calibration) Compute() (*Constants, error) {
 // rewards, each of sensitivity 1, composed exactly as μ-GDP with μ = √T/σ_r.
 func InputPerturbationSigma(T int, eps, delta float64) (float64, error) {
 	if T < 1 {
-		return 0, fmt.Errorf("fnq: T = %d is outside the allowed range [1, ∞)", T)
+		return 0, check.AtLeast("T", T, 1)
 	}
 	return gdpSigma(math.Sqrt(float64(T)), eps, delta)
 }
@@ -124,18 +118,15 @@ func InputPerturbationSigma(T int, eps, delta float64) (float64, error) {
 // each step is 1/z-GDP and the run √steps/z-GDP.
 func DPSGDNoiseMultiplier(steps int, eps, delta float64) (float64, error) {
 	if steps < 1 {
-		return 0, fmt.Errorf("fnq: steps = %d is outside the allowed range [1, ∞)", steps)
+		return 0, check.AtLeast("steps", steps, 1)
 	}
 	return gdpSigma(math.Sqrt(float64(steps)), eps, delta)
 }
 
 // gdpSigma is the σ with GDPEpsilon(scale/σ, δ) = ε.
 func gdpSigma(scale, eps, delta float64) (float64, error) {
-	if !(eps > 0) || math.IsInf(eps, 0) {
-		return 0, fmt.Errorf("fnq: epsilon = %v is outside the allowed range (0, ∞)", eps)
-	}
-	if !(delta > 0 && delta < 1) {
-		return 0, fmt.Errorf("fnq: delta = %v is outside the allowed range (0, 1)", delta)
+	if err := param.First(check.In("epsilon", eps, param.Positive), check.In("delta", delta, param.OpenUnit)); err != nil {
+		return 0, err
 	}
 	return mechanisms.CalibrateNoise(eps, 1e-6*scale, 1e6*scale, func(s float64) (float64, error) {
 		return mechanisms.GDPEpsilon(scale/s, delta)

@@ -99,7 +99,7 @@ func TestBaselineNoise(t *testing.T) {
 	if _, err := InputPerturbationSigma(0, 0.9, 1e-4); err == nil || !strings.Contains(err.Error(), "T = 0") {
 		t.Errorf("T = 0: %v", err)
 	}
-	if _, err := (Calibration{Epsilon: 1.2, Delta: 1e-4, T: 10, B: 1, LR: 1, L: 1, K: 1, Actions: 1, Resets: 1}).Compute(); err == nil || !strings.Contains(err.Error(), "epsilon = 1.2") {
+	if _, err := (Calibration{Epsilon: 1.2, Delta: 1e-4, T: 10, B: 1, LR: 1, L: 1, K: 1, Actions: 1, Resets: 1}).Compute(); err == nil || !strings.Contains(err.Error(), "Epsilon = 1.2") {
 		t.Errorf("ε = 1.2: %v", err)
 	}
 }

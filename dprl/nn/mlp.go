@@ -6,6 +6,11 @@
 //
 // Everything is deterministic for a given rand.Source: initialisation, minibatch sampling and noise draw from
 // explicit streams, and the matrix products compute each output element in a fixed order.
+//
+// DP-SGD (Workspace.PrivateGradient) always adds noise (DPSGDConfig needs Clip and NoiseMultiplier in
+// (0, ∞)); ClippedGradient is the noiseless counterpart for audits and baselines. An example whose gradient
+// has a NaN or infinite entry is dropped — it contributes zero to the sum, which keeps the sensitivity —
+// and counted; norms of huge finite gradients are computed without overflow.
 package nn
 
 import (
@@ -27,10 +32,13 @@ const (
 )
 
 func (a Activation) String() string {
-	if a == Tanh {
+	switch a {
+	case ReLU:
+		return "ReLU"
+	case Tanh:
 		return "tanh"
 	}
-	return "ReLU"
+	return fmt.Sprintf("Activation(%d)", int(a))
 }
 
 // MLP is a fully connected network Sizes[0] → … → Sizes[L] with Act after every hidden layer. W[l] is
@@ -44,15 +52,18 @@ type MLP struct {
 // NewMLP initialises like PyTorch's nn.Linear: weights and biases uniform in ±1/√fan_in.
 func NewMLP(sizes []int, act Activation, src rand.Source) (*MLP, error) {
 	if len(sizes) < 2 {
-		return nil, fmt.Errorf("nn: sizes %v: need at least an input and an output size", sizes)
+		return nil, check.AtLeast("len(sizes)", len(sizes), 2)
 	}
 	for i, s := range sizes {
-		if s < 1 {
-			return nil, fmt.Errorf("nn: layer %d has size %d, outside the allowed range [1, ∞)", i, s)
+		if err := check.AtLeast(fmt.Sprintf("sizes[%d]", i), s, 1); err != nil {
+			return nil, err
 		}
 	}
+	if act != ReLU && act != Tanh {
+		return nil, check.Errorf("act", float64(act), "{ReLU, Tanh}")
+	}
 	if src == nil {
-		panic("nn: NewMLP with a nil rand.Source")
+		return nil, check.Errorf("src", math.NaN(), "a non-nil rand.Source")
 	}
 	rng := rand.New(src)
 	m := &MLP{Sizes: append([]int(nil), sizes...), Act: act}

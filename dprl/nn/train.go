@@ -4,7 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"dprl/dprl/param"
 )
+
+// check rejects values on behalf of this package.
+const check param.Checker = "nn"
 
 // Loss is a per-element regression loss: Value(pred, target) and its derivative in pred.
 type Loss interface {
@@ -159,37 +164,32 @@ func SelectedLoss(loss Loss, outputs []float64, k int, actions []int, targets, d
 }
 
 // DPSGDConfig is one DP-SGD aggregation: per-example gradients clipped to norm Clip, summed, plus
-// N(0, (NoiseMultiplier·Clip)²) per coordinate, divided by the batch size.
+// N(0, (NoiseMultiplier·Clip)²) per coordinate, divided by the batch size. Both fields must be positive and
+// finite: a private gradient always has noise (ClippedGradient is the noiseless, non-private counterpart).
 type DPSGDConfig struct {
 	Clip, NoiseMultiplier float64
 }
 
 // Validate checks the ranges.
 func (c DPSGDConfig) Validate() error {
-	if !(c.Clip > 0) || math.IsInf(c.Clip, 1) {
-		return fmt.Errorf("nn: DP-SGD Clip = %v is outside the allowed range (0, ∞)", c.Clip)
-	}
-	if !(c.NoiseMultiplier >= 0) || math.IsInf(c.NoiseMultiplier, 1) {
-		return fmt.Errorf("nn: DP-SGD NoiseMultiplier = %v is outside the allowed range [0, ∞)", c.NoiseMultiplier)
-	}
-	return nil
+	return param.First(check.In("Clip", c.Clip, param.Positive), check.In("NoiseMultiplier", c.NoiseMultiplier, param.Positive))
 }
 
 // PrivateGradient sets g to the DP-SGD gradient of the batch of the last Backward: every example's gradient
 // is clipped to cfg.Clip using its norm from ExampleNormsSq (no per-example gradient is formed), the clipped
 // sum gets Gaussian noise from rng, and the result is divided by the batch size. norms is scratch of at least
-// the batch size (nil: allocated); it returns the unclipped per-example norms in it.
-func (ws *Workspace) PrivateGradient(m *MLP, cfg DPSGDConfig, rng *rand.Rand, g *Grads, norms []float64) []float64 {
-	norms = ws.ExampleNormsSq(m, norms)
-	scale := ws.scale[:len(norms)]
-	for i, s := range norms {
-		norms[i] = math.Sqrt(s)
-		scale[i] = 1
-		if norms[i] > cfg.Clip {
-			scale[i] = cfg.Clip / norms[i]
-		}
+// the batch size (nil: allocated); it returns the unclipped per-example norms in it, and how many examples
+// were dropped.
+//
+// An example whose gradient has a NaN or infinite entry, or whose norm exceeds the largest float64, is
+// dropped: it contributes zero to the sum (so the sum's sensitivity is still Clip), its norm is reported as
+// NaN and it is counted in dropped. Norms of large finite gradients are computed without overflow. It
+// returns an error, leaving g unchanged, if cfg is invalid.
+func (ws *Workspace) PrivateGradient(m *MLP, cfg DPSGDConfig, rng *rand.Rand, g *Grads, norms []float64) (out []float64, dropped int, err error) {
+	if err := cfg.Validate(); err != nil {
+		return norms, 0, err
 	}
-	ws.Gradient(m, scale, g)
+	norms, dropped = ws.clip(m, cfg.Clip, g, norms)
 	std := cfg.NoiseMultiplier * cfg.Clip
 	inv := 1 / float64(ws.n)
 	g.Each(func(b []float64) {
@@ -197,7 +197,91 @@ func (ws *Workspace) PrivateGradient(m *MLP, cfg DPSGDConfig, rng *rand.Rand, g 
 			b[i] = (b[i] + std*rng.NormFloat64()) * inv
 		}
 	})
-	return norms
+	return norms, dropped, nil
+}
+
+// ClippedGradient is PrivateGradient without noise — not private: it sets g to the mean of the per-example
+// gradients clipped to norm clip (in (0, ∞]; dropped examples as in PrivateGradient) for audits, tests and
+// non-private baselines.
+func (ws *Workspace) ClippedGradient(m *MLP, clip float64, g *Grads, norms []float64) (out []float64, dropped int, err error) {
+	if err := check.In("clip", clip, param.Interval{Lo: 0, Hi: math.Inf(1), HiClosed: true}); err != nil {
+		return norms, 0, err
+	}
+	norms, dropped = ws.clip(m, clip, g, norms)
+	g.Scale(1 / float64(ws.n))
+	return norms, dropped, nil
+}
+
+// clip sets g to the sum of the clipped per-example gradients and returns the norms and the number dropped.
+func (ws *Workspace) clip(m *MLP, c float64, g *Grads, norms []float64) ([]float64, int) {
+	norms = ws.ExampleNormsSq(m, norms)
+	scale := ws.scale[:len(norms)]
+	dropped := 0
+	for i, s := range norms {
+		norms[i] = math.Sqrt(s)
+		if math.IsInf(s, 1) || math.IsNaN(s) {
+			norms[i] = ws.exampleNorm(m, i) // overflowed or non-finite: recompute with scaling
+		}
+		if math.IsNaN(norms[i]) || math.IsInf(norms[i], 1) {
+			norms[i] = math.NaN()
+			ws.dropExample(m, i)
+			dropped++
+			scale[i] = 0
+			continue
+		}
+		scale[i] = 1
+		if norms[i] > c {
+			scale[i] = c / norms[i]
+		}
+	}
+	ws.Gradient(m, scale, g)
+	return norms, dropped
+}
+
+// exampleNorm is example i's gradient norm √Σ_l ‖δ_l‖²(‖a_l‖² + 1) computed without overflow: NaN if an
+// entry is not finite, +Inf if the norm itself exceeds the largest float64.
+func (ws *Workspace) exampleNorm(m *MLP, i int) float64 {
+	total := 0.0
+	for l := range m.W {
+		in, out := m.Sizes[l], m.Sizes[l+1]
+		d := robustNorm(ws.delta[l][i*out : (i+1)*out])
+		a := robustNorm(ws.acts[l][i*in : (i+1)*in])
+		if math.IsNaN(d) || math.IsNaN(a) {
+			return math.NaN()
+		}
+		total = math.Hypot(total, d*math.Hypot(a, 1))
+	}
+	return total
+}
+
+// robustNorm is ‖v‖ scaled by max|v_i| (no overflow in the squares); NaN if an entry is NaN or infinite.
+func robustNorm(v []float64) float64 {
+	mx := 0.0
+	for _, x := range v {
+		a := math.Abs(x)
+		if !(a <= math.MaxFloat64) {
+			return math.NaN()
+		}
+		mx = max(mx, a)
+	}
+	if mx == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range v {
+		s += (x / mx) * (x / mx)
+	}
+	return mx * math.Sqrt(s)
+}
+
+// dropExample zeroes example i's stored errors and activations so that it contributes exactly zero to
+// Gradient (0·Inf would be NaN).
+func (ws *Workspace) dropExample(m *MLP, i int) {
+	for l := range m.W {
+		in, out := m.Sizes[l], m.Sizes[l+1]
+		clear(ws.delta[l][i*out : (i+1)*out])
+		clear(ws.acts[l][i*in : (i+1)*in])
+	}
 }
 
 // Replay is a fixed-capacity ring buffer of transitions (s, a, r, s′, done) with states of a fixed width.

@@ -64,6 +64,9 @@ func (b *BalleSetup) Batch(m int, src rand.Source) (*Signature, error) {
 
 // LambdaSchedule is the authors' regularisation schedule λ = ‖Φ‖_F²‖ρ‖∞ + c·m^0.4 (ALGORITHMS.md §3.6).
 func LambdaSchedule(p *Problem, c float64, m int) (float64, error) {
+	if p == nil || p.Phi == nil {
+		return 0, fmt.Errorf("policyeval: LambdaSchedule needs a Problem with features Phi")
+	}
 	if !(c >= 0) || m < 1 {
 		return 0, fmt.Errorf("policyeval: schedule needs c ≥ 0 and m ≥ 1 (got c = %v, m = %d)", c, m)
 	}

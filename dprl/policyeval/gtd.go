@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"dprl/dprl/param"
 	"dprl/envs"
 	"dprl/mechanisms"
 )
@@ -23,6 +24,9 @@ type FeatureTrajectory struct {
 // Featurize converts trajectories with recorded behaviour probabilities into feature trajectories for the
 // target policy target (nil: on-policy, ρ = 1).
 func Featurize(trajs []envs.Trajectory, feats envs.Features, target envs.Policy) ([]FeatureTrajectory, error) {
+	if feats == nil {
+		return nil, fmt.Errorf("policyeval: Featurize needs a feature map")
+	}
 	d := feats.Dim()
 	out := make([]FeatureTrajectory, len(trajs))
 	var probs []float64
@@ -39,6 +43,9 @@ func Featurize(trajs []envs.Trajectory, feats envs.Features, target envs.Policy)
 			ft.R[t] = st.Reward
 			ft.Rho[t] = 1
 			if target != nil {
+				if st.Action < 0 || st.Action >= len(probs) {
+					return nil, check.Errorf(fmt.Sprintf("trajectory %d step %d action", i, t), float64(st.Action), "[0, %d]", len(probs)-1)
+				}
 				if !(st.Prob > 0) {
 					return nil, fmt.Errorf("policyeval: trajectory %d step %d has no behaviour probability (needed for off-policy ratios)", i, t)
 				}
@@ -64,10 +71,10 @@ type Moments struct {
 
 // SampleMoments estimates the moments from trajectories, weighting every transition equally.
 func SampleMoments(trajs []FeatureTrajectory, gamma float64) (*Moments, error) {
-	if len(trajs) == 0 {
-		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
+	d, err := featureDim(trajs)
+	if err != nil {
+		return nil, err
 	}
-	d := len(trajs[0].Phi[0])
 	A, C := mat.NewDense(d, d, nil), mat.NewDense(d, d, nil)
 	b := make([]float64, d)
 	n := 0
@@ -208,10 +215,10 @@ func LSTD(trajs []FeatureTrajectory, gamma, ridge float64) ([]float64, error) {
 // z ← ρφ, b ← b + r z + (ρ−1)u, A ← A + z(φ − γ′φ′)ᵀ + (ρ−1)V, u ← γ′λ′(ρu + r z) = 0, V ← 0 at λ = 0; so at
 // λ = 0 it is LSTD with the importance weight on the features only. ridge initialises A = ridge·I.
 func WISLSTD(trajs []FeatureTrajectory, gamma, ridge float64) ([]float64, error) {
-	if len(trajs) == 0 {
-		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
+	d, err := featureDim(trajs)
+	if err != nil {
+		return nil, err
 	}
-	d := len(trajs[0].Phi[0])
 	A := mat.NewDense(d, d, nil)
 	for i := range d {
 		A.Set(i, i, ridge)
@@ -246,16 +253,20 @@ func Diminishing(alpha0, tau float64) StepSize {
 	return func(t int) float64 { return alpha0 / (1 + float64(t)/tau) }
 }
 
-// GPOPEConfig configures Xie et al.'s Algorithm 1. With Sigma = 0 it is non-private episodic GTD2 (one
-// trajectory per step, all of its transitions, clipped gradients).
+// GPOPEConfig configures Xie et al.'s Algorithm 1. Sigma must be positive: a zero Sigma is an error, not a
+// non-private run. NonPrivate (with Sigma = 0) selects the explicitly non-private baseline, episodic GTD2
+// (one trajectory per step, all of its transitions, clipped gradients, no noise).
 type GPOPEConfig struct {
 	Gamma      float64
 	Iterations int      // T
 	Step       StepSize // α_t
 	Clip       float64  // C: the stacked primal–dual gradient is clipped to norm C
-	Sigma      float64  // absolute noise standard deviation per coordinate (GPOPESigma computes it)
+	Sigma      float64  // absolute noise standard deviation per coordinate (GPOPESigma computes it), in (0, ∞)
+	NonPrivate bool     // run without noise (Sigma must then be 0): not private
 	Src        rand.Source
-	// Trace, if set, sees the norm of every step's gradient before clipping (e.g. to count clipped steps).
+	// Trace, if set, sees the norm of every step's gradient before clipping (e.g. to count clipped steps). The
+	// data are checked finite; a gradient whose entries still overflow to ±Inf or NaN (a diverging iterate)
+	// shows as a non-finite norm and is dropped: set to zero, the noise still added.
 	Trace func(t int, gradNorm float64)
 	// Iterate, if set, sees the iterate x_{t+1} = [θ; w] after every step (the privacy accounting covers
 	// every iterate; auditing uses this). The slices are reused: copy what you keep.
@@ -298,19 +309,21 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 	}
 	switch {
 	case cfg.Iterations < 0:
-		return nil, fmt.Errorf("policyeval: GPOPE Iterations = %d is outside the allowed range [0, ∞)", cfg.Iterations)
+		return nil, check.AtLeast("Iterations", cfg.Iterations, 0)
 	case !(cfg.Gamma >= 0 && cfg.Gamma <= 1):
-		return nil, fmt.Errorf("policyeval: GPOPE Gamma = %v is outside the allowed range [0, 1]", cfg.Gamma)
+		return nil, check.In("Gamma", cfg.Gamma, param.Probability)
 	case !(cfg.Clip > 0) || math.IsInf(cfg.Clip, 1):
-		return nil, fmt.Errorf("policyeval: GPOPE Clip = %v is outside the allowed range (0, ∞)", cfg.Clip)
-	case !(cfg.Sigma >= 0) || math.IsInf(cfg.Sigma, 1):
-		return nil, fmt.Errorf("policyeval: GPOPE Sigma = %v is outside the allowed range [0, ∞)", cfg.Sigma)
+		return nil, check.In("Clip", cfg.Clip, param.Positive)
+	case cfg.NonPrivate && cfg.Sigma != 0:
+		return nil, check.Errorf("Sigma", cfg.Sigma, "{0} with NonPrivate")
+	case !cfg.NonPrivate && !param.Positive.Contains(cfg.Sigma):
+		return nil, check.Errorf("Sigma", cfg.Sigma, "(0, ∞) (set NonPrivate for the noiseless baseline)")
 	case cfg.Step == nil || cfg.Src == nil:
 		return nil, fmt.Errorf("policyeval: GPOPE needs a Step size and a Src")
 	}
-	d := len(trajs[0].Phi[0])
-	if d == 0 {
-		return nil, fmt.Errorf("policyeval: GPOPE features have dimension 0")
+	d, err := featureDim(trajs)
+	if err != nil {
+		return nil, err
 	}
 	rng := rand.New(cfg.Src)
 	theta, w := make([]float64, d), make([]float64, d)
@@ -322,7 +335,7 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 			cfg.Trace(t, floats.Norm(g, 2))
 		}
 		gt, gw := g[:d], g[d:]
-		mechanisms.ClipToNorm(g, cfg.Clip)
+		mechanisms.ClipToNorm(g, cfg.Clip) // a non-finite g (overflow) is zeroed: the step is noise only
 		a := cfg.Step(t)
 		for i := range d {
 			theta[i] -= a * (gt[i] + cfg.Sigma*rng.NormFloat64())
@@ -336,6 +349,44 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 		}
 	}
 	return theta, nil
+}
+
+// featureDim checks the feature trajectories (checkFeatureTrajectories) and returns their dimension.
+func featureDim(trajs []FeatureTrajectory) (int, error) {
+	if len(trajs) == 0 {
+		return 0, fmt.Errorf("policyeval: empty dataset: no trajectories")
+	}
+	if len(trajs[0].Phi) == 0 || len(trajs[0].Phi[0]) == 0 {
+		return 0, fmt.Errorf("policyeval: trajectory 0 has no features")
+	}
+	d := len(trajs[0].Phi[0])
+	return d, checkFeatureTrajectories(trajs, d)
+}
+
+// checkFeatureTrajectories refuses ragged or non-finite data, naming the trajectory: a NaN reward would
+// otherwise reach the private iterate through the clipping.
+func checkFeatureTrajectories(trajs []FeatureTrajectory, d int) error {
+	for i, tr := range trajs {
+		if len(tr.Phi) != len(tr.R)+1 || len(tr.Rho) != len(tr.R) || len(tr.R) == 0 {
+			return fmt.Errorf("policyeval: trajectory %d has %d features, %d ratios and %d rewards: need H+1, H, H with H ≥ 1", i, len(tr.Phi), len(tr.Rho), len(tr.R))
+		}
+		for t, r := range tr.R {
+			if math.IsNaN(r) || math.IsInf(r, 0) || math.IsNaN(tr.Rho[t]) || math.IsInf(tr.Rho[t], 0) {
+				return check.Errorf(fmt.Sprintf("trajectory %d step %d reward/ratio", i, t), r+tr.Rho[t], "finite")
+			}
+		}
+		for t, phi := range tr.Phi {
+			if len(phi) != d {
+				return check.Int(fmt.Sprintf("len(trajectory %d Phi[%d])", i, t), len(phi), d, d)
+			}
+			for _, v := range phi {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return check.Errorf(fmt.Sprintf("trajectory %d Phi[%d]", i, t), v, "finite")
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // GPOPEAccounting selects how GPOPE's noise is calibrated.
@@ -360,6 +411,10 @@ func (a GPOPEAccounting) String() string {
 // GPOPEEpsilon is the ε at δ of T steps with noise σ (absolute) and clip C on n trajectories (improved RDP
 // conversion over the orders given; nil: dpa_default).
 func GPOPEEpsilon(acc GPOPEAccounting, n, T int, sigma, clip, delta float64, orders []float64) (float64, error) {
+	if err := param.First(check.AtLeast("n", n, 1), check.AtLeast("T", T, 0), check.In("sigma", sigma, param.Positive),
+		check.In("clip", clip, param.Positive), check.In("delta", delta, param.OpenUnit)); err != nil {
+		return 0, err
+	}
 	a, err := mechanisms.NewRDPAccountant(orders, mechanisms.ConversionImproved)
 	if err != nil {
 		return 0, err
@@ -382,6 +437,10 @@ func GPOPEEpsilon(acc GPOPEAccounting, n, T int, sigma, clip, delta float64, ord
 // proof uses, has a noise-independent floor for the Gaussian (its min{2, (e^{ε(∞)} − 1)^j} terms are 2 since
 // ε(∞) = ∞), e.g. ε ≥ 0.22 for n = T = 100 and ε ≥ 0.10 for n = 1000, T = 10⁴ at δ = 1e−5.
 func GPOPESigma(acc GPOPEAccounting, n, T int, eps, delta, clip float64, orders []float64) (float64, error) {
+	if err := param.First(check.In("epsilon", eps, param.Positive), check.In("clip", clip, param.Positive),
+		check.AtLeast("n", n, 1), check.AtLeast("T", T, 1), check.In("delta", delta, param.OpenUnit)); err != nil {
+		return 0, err
+	}
 	return mechanisms.CalibrateNoise(eps, 1e-3*clip, 1e4*clip, func(s float64) (float64, error) {
 		return GPOPEEpsilon(acc, n, T, s, clip, delta, orders)
 	})

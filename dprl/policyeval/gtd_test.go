@@ -83,7 +83,7 @@ func TestGPOPEConverges(t *testing.T) {
 	model := envs.NewChain(envs.BalleChainParams()).Model()
 	mo, _ := ModelMoments(model, b.Policy.P, eye(40), 0.99)
 	start := mo.MSPBE(make([]float64, 40))
-	theta, err := GPOPE(ft, GPOPEConfig{Gamma: 0.99, Iterations: 20000, Step: Constant(0.5), Clip: 1e6, Src: rand.NewPCG(1, 1)})
+	theta, err := GPOPE(ft, GPOPEConfig{Gamma: 0.99, Iterations: 20000, Step: Constant(0.5), Clip: 1e6, NonPrivate: true, Src: rand.NewPCG(1, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestHeuristicPoliciesAndTuning(t *testing.T) {
 	// Tuning picks a step size that works and reports the grid.
 	ft, b := chainFeatureTrajs(t, 300, 5)
 	mo, _ := ModelMoments(envs.NewChain(envs.BalleChainParams()).Model(), b.Policy.P, eye(40), 0.99)
-	best, vals, err := TuneStep(ft, mo, GPOPEConfig{Gamma: 0.99, Iterations: 3000, Clip: 1e6, Src: rand.NewPCG(2, 2)}, []float64{0.01, 0.1, 1})
+	best, vals, err := TuneStep(ft, mo, GPOPEConfig{Gamma: 0.99, Iterations: 3000, Clip: 1e6, NonPrivate: true, Src: rand.NewPCG(2, 2)}, []float64{0.01, 0.1, 1})
 	if err != nil || len(vals) != 3 || best == 0.01 {
 		t.Errorf("best %g, MSPBE %v, err %v", best, vals, err)
 	}
@@ -172,7 +172,7 @@ func TestGPOPEIterate(t *testing.T) {
 	tr := []FeatureTrajectory{{Phi: [][]float64{{1}, {0}}, Rho: []float64{1}, R: []float64{1}}}
 	var steps int
 	var last, w1 float64
-	theta, err := GPOPE(tr, GPOPEConfig{Gamma: 0.9, Iterations: 5, Step: Constant(0.5), Clip: 10, Sigma: 0, Src: rand.NewPCG(1, 1),
+	theta, err := GPOPE(tr, GPOPEConfig{Gamma: 0.9, Iterations: 5, Step: Constant(0.5), Clip: 10, NonPrivate: true, Src: rand.NewPCG(1, 1),
 		Iterate: func(t int, th, w []float64) {
 			steps++
 			last = th[0]

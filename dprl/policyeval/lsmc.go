@@ -5,6 +5,16 @@
 //
 // Neighbouring relation (both papers): datasets of m trajectories that differ in one trajectory
 // (replace-one); m is public.
+//
+// Declared bounds are enforced. DP-LSW's and DP-LSL's noise is calibrated for first-visit returns in the
+// problem's declared range [FMin, FMin + FRange] ⊆ [−FMax, FMax]: they clip every trajectory's first-visit
+// return to that range before averaging (the papers' analysis holds for any data once the returns are
+// bounded, so clipping keeps the guarantee whatever the data), and report how many returns were clipped in
+// Release.Clipped. The Signature therefore keeps each trajectory's first-visit returns; a hand-made
+// Signature without them is refused. GPOPE clips every step's gradient to Clip and refuses non-finite data.
+//
+// Private functions always add noise: ε must lie in (0, ∞) and δ in (0, 1). The non-private estimators are
+// the separately named LSW, LSL and GPOPE with GPOPEConfig.NonPrivate set.
 package policyeval
 
 import (
@@ -14,16 +24,29 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"dprl/dprl/param"
 	"dprl/envs"
 	"dprl/mechanisms"
 )
 
+// check rejects values on behalf of this package.
+const check param.Checker = "policyeval"
+
 // Signature is the first-visit summary of a batch of m trajectories over N states: F[s], the average
-// first-visit return from s over the trajectories that visit it, and Counts[s] = n_s, how many do.
+// first-visit return from s over the trajectories that visit it, and Counts[s] = n_s, how many do. Built by
+// NewSignature or NewEpisodeSignature, it also keeps every trajectory's first-visit returns, which the
+// private releases clip to the declared bounds.
 type Signature struct {
 	M      int
 	F      []float64
 	Counts []int
+	visits []visit // each trajectory's first visits, in order
+}
+
+// visit is one trajectory's first visit to a state and the discounted return from there.
+type visit struct {
+	state int
+	ret   float64
 }
 
 // NewSignature computes the signature of a dataset over numStates states (discount gamma).
@@ -31,11 +54,97 @@ func NewSignature(d *envs.Dataset, numStates int, gamma float64, index func(obs 
 	if d == nil || len(d.Trajectories) == 0 {
 		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
 	}
-	f, n, err := d.FirstVisitReturns(gamma, numStates, index)
-	if err != nil {
+	states := make([][]int, len(d.Trajectories))
+	rewards := make([][]float64, len(d.Trajectories))
+	for i, tr := range d.Trajectories {
+		states[i], rewards[i] = make([]int, len(tr.Steps)), make([]float64, len(tr.Steps))
+		for t, st := range tr.Steps {
+			states[i][t], rewards[i][t] = index(st.Obs), st.Reward
+		}
+	}
+	return NewEpisodeSignature(states, rewards, numStates, gamma)
+}
+
+// NewEpisodeSignature computes the signature of m episodes given as their states (in [0, numStates)) and
+// rewards, step by step.
+func NewEpisodeSignature(states [][]int, rewards [][]float64, numStates int, gamma float64) (*Signature, error) {
+	switch {
+	case len(states) == 0:
+		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
+	case len(rewards) != len(states):
+		return nil, check.Int("len(rewards)", len(rewards), len(states), len(states))
+	case numStates < 1:
+		return nil, check.AtLeast("numStates", numStates, 1)
+	}
+	if err := check.In("gamma", gamma, param.Probability); err != nil {
 		return nil, err
 	}
-	return &Signature{M: len(d.Trajectories), F: f, Counts: n}, nil
+	sig := &Signature{M: len(states), F: make([]float64, numStates), Counts: make([]int, numStates)}
+	seen := make([]int, numStates) // trajectory number + 1 of the last first visit
+	var g []float64
+	for i, tr := range states {
+		if len(rewards[i]) != len(tr) {
+			return nil, check.Int(fmt.Sprintf("len(rewards[%d])", i), len(rewards[i]), len(tr), len(tr))
+		}
+		g = append(g[:0], make([]float64, len(tr)+1)...)
+		for t := len(tr) - 1; t >= 0; t-- {
+			if r := rewards[i][t]; math.IsNaN(r) || math.IsInf(r, 0) {
+				return nil, check.Errorf(fmt.Sprintf("trajectory %d step %d reward", i, t), r, "finite")
+			}
+			g[t] = rewards[i][t] + gamma*g[t+1]
+		}
+		for t, s := range tr {
+			if s < 0 || s >= numStates {
+				return nil, check.Errorf(fmt.Sprintf("trajectory %d step %d state", i, t), float64(s), "[0, %d]", numStates-1)
+			}
+			if seen[s] == i+1 {
+				continue
+			}
+			seen[s] = i + 1
+			sig.visits = append(sig.visits, visit{s, g[t]})
+			sig.F[s] += g[t]
+			sig.Counts[s]++
+		}
+	}
+	for s, c := range sig.Counts {
+		if c > 0 {
+			sig.F[s] /= float64(c)
+		}
+	}
+	return sig, nil
+}
+
+// bounded returns the signature with every first-visit return clipped to [lo, hi] and how many were
+// clipped; it fails for a signature that does not keep its returns.
+func (sig *Signature) bounded(lo, hi float64) (*Signature, int, error) {
+	if len(sig.visits) == 0 {
+		return nil, 0, fmt.Errorf("policyeval: the signature does not keep its trajectories' returns (build it with NewSignature or NewEpisodeSignature): a private release must clip them to the declared bounds")
+	}
+	out := &Signature{M: sig.M, F: make([]float64, len(sig.F)), Counts: make([]int, len(sig.Counts)), visits: sig.visits}
+	clipped := 0
+	for _, v := range sig.visits {
+		r := v.ret
+		if r < lo || r > hi {
+			r = math.Max(lo, math.Min(hi, r))
+			clipped++
+		}
+		if v.state >= len(out.F) {
+			return nil, 0, fmt.Errorf("policyeval: the signature's returns do not match its %d states", len(out.F))
+		}
+		out.F[v.state] += r
+		out.Counts[v.state]++
+	}
+	for s, c := range out.Counts {
+		if c > 0 {
+			out.F[s] /= float64(c)
+		}
+	}
+	return out, clipped, nil
+}
+
+// ReturnRange is the range a private release clips first-visit returns to: [FMin, FMin + FRange].
+func (p *Problem) ReturnRange() (lo, hi float64) {
+	return p.FMin, p.FMin + p.FRange
 }
 
 // Problem is the public part of a least-squares evaluation: the features Φ (N × d), the regression weights
@@ -47,17 +156,64 @@ type Problem struct {
 	// rewards, 2·FMax for signed ones). Balle's code uses R_max/(1−γ) for both; a smaller public bound on the
 	// returns (1 on the chain) gives 100× less noise.
 	FMax, FRange float64
+	// FMin is the lowest possible return (0, the default, for non-negative rewards; −FMax for signed ones):
+	// private releases clip every first-visit return to [FMin, FMin + FRange], which must lie within
+	// [−FMax, FMax].
+	FMin float64
 }
 
 func (p *Problem) check(sig *Signature) error {
+	if p == nil || p.Phi == nil || sig == nil {
+		return fmt.Errorf("policyeval: needs a Problem with features Phi and a Signature")
+	}
 	n, _ := p.Phi.Dims()
 	if len(p.Rho) != n || len(sig.F) != n {
 		return fmt.Errorf("policyeval: features have %d states, weights %d, signature %d: mismatched state counts", n, len(p.Rho), len(sig.F))
 	}
-	if !(p.FRange > 0) || !(p.FMax > 0) {
-		return fmt.Errorf("policyeval: return bounds FMax = %v, FRange = %v must be positive", p.FMax, p.FRange)
+	if err := param.First(check.In("FMax", p.FMax, param.Positive), check.In("FRange", p.FRange, param.Positive),
+		check.In("FMin", p.FMin, param.Interval{Lo: -p.FMax, Hi: p.FMax - p.FRange, LoClosed: true, HiClosed: true})); err != nil {
+		return err
+	}
+	for s, r := range p.Rho {
+		if err := check.In(fmt.Sprintf("Rho[%d]", s), r, param.Interval{Lo: 0, Hi: math.Inf(1), LoClosed: true}); err != nil {
+			return err
+		}
+	}
+	_, d := p.Phi.Dims()
+	for s := range n {
+		for j, v := range p.Phi.RawRowView(s)[:d] {
+			if err := check.In(fmt.Sprintf("Phi[%d, %d]", s, j), v, param.Finite); err != nil {
+				return err
+			}
+		}
+	}
+	if len(sig.Counts) != n {
+		return fmt.Errorf("policyeval: signature has %d counts for %d states: mismatched state counts", len(sig.Counts), n)
+	}
+	if sig.M < 1 {
+		return check.AtLeast("Signature.M", sig.M, 1)
 	}
 	return nil
+}
+
+// checkPrivacy refuses (ε, δ) outside (0, ∞) × (0, 1): a private release always has noise.
+func checkPrivacy(priv PrivacyParams) error {
+	return param.First(check.In("Epsilon", priv.Epsilon, param.Positive), check.In("Delta", priv.Delta, param.OpenUnit))
+}
+
+// privateSignature validates a private release's inputs and clips the signature's returns to p's range.
+func privateSignature(p *Problem, sig *Signature, priv PrivacyParams) (*Signature, int, error) {
+	if p == nil || p.Phi == nil || sig == nil {
+		return nil, 0, fmt.Errorf("policyeval: a private release needs a Problem with features and a Signature")
+	}
+	if err := checkPrivacy(priv); err != nil {
+		return nil, 0, err
+	}
+	if err := p.check(sig); err != nil {
+		return nil, 0, err
+	}
+	lo, hi := p.ReturnRange()
+	return sig.bounded(lo, hi)
 }
 
 // weighted solves min_θ Σ_s c_s (F_s − φ_sᵀθ)² + reg·‖θ‖² (normal equations, Cholesky with a pseudo-inverse
@@ -114,8 +270,8 @@ func LSL(p *Problem, sig *Signature, lambda float64) ([]float64, error) {
 	if err := p.check(sig); err != nil {
 		return nil, err
 	}
-	if !(lambda > 0) {
-		return nil, fmt.Errorf("policyeval: lambda = %v is outside the allowed range (0, ∞)", lambda)
+	if err := check.In("lambda", lambda, param.Positive); err != nil {
+		return nil, err
 	}
 	c := make([]float64, len(p.Rho))
 	for s := range c {
@@ -133,6 +289,7 @@ type PrivacyParams struct {
 // Release is a private estimate with the noise that produced it.
 type Release struct {
 	Theta       []float64
+	Clipped     int     // first-visit returns clipped to the problem's ReturnRange
 	Sigma       float64 // noise standard deviation per coordinate
 	SmoothBound float64 // Ψ (DP-LSW) or its LSL counterpart: the squared smooth bound
 	ArgmaxK     int     // the distance k attaining the smooth bound
@@ -187,7 +344,14 @@ func LSWSmoothBound(w []float64, counts []int, beta float64) (psi float64, argma
 
 // DPLSW releases LSW's estimate plus N(0, σ_X² I_d), σ_X = α·F_range·‖(Γ_w^{1/2}Φ)⁺‖₂·√Ψ_β(n_X)
 // (Balle et al. Algorithm 1). frobenius selects the authors' code's (more conservative) Frobenius norm.
+//
+// Every trajectory's first-visit returns are first clipped to p.ReturnRange (counted in Release.Clipped), so
+// the noise's calibration holds whatever the data; ε must lie in (0, ∞), δ in (0, 1).
 func DPLSW(p *Problem, sig *Signature, priv PrivacyParams, frobenius bool, src rand.Source) (*Release, error) {
+	sig, clipped, err := privateSignature(p, sig, priv)
+	if err != nil {
+		return nil, err
+	}
 	theta, err := LSW(p, sig)
 	if err != nil {
 		return nil, err
@@ -203,17 +367,20 @@ func DPLSW(p *Problem, sig *Signature, priv PrivacyParams, frobenius bool, src r
 	}
 	psi, k := LSWSmoothBound(p.Rho, sig.Counts, beta)
 	sigma := alpha * p.FRange * pn * math.Sqrt(psi)
-	return release(theta, sigma, psi, k, alpha, beta, src)
+	return release(theta, sigma, psi, k, alpha, beta, clipped, src)
 }
 
-func release(theta []float64, sigma, psi float64, k int, alpha, beta float64, src rand.Source) (*Release, error) {
+func release(theta []float64, sigma, psi float64, k int, alpha, beta float64, clipped int, src rand.Source) (*Release, error) {
+	if src == nil {
+		return nil, check.Errorf("src", math.NaN(), "a non-nil rand.Source")
+	}
 	g, err := mechanisms.NewGaussian(sigma, src)
 	if err != nil {
 		return nil, err
 	}
 	out := append([]float64(nil), theta...)
 	g.AddNoise(out)
-	return &Release{Theta: out, Sigma: sigma, SmoothBound: psi, ArgmaxK: k, Alpha: alpha, Beta: beta}, nil
+	return &Release{Theta: out, Sigma: sigma, SmoothBound: psi, ArgmaxK: k, Alpha: alpha, Beta: beta, Clipped: clipped}, nil
 }
 
 // LSLBound selects DP-LSL's sensitivity analysis.
@@ -236,7 +403,12 @@ func (b LSLBound) String() string {
 
 // DPLSL releases LSL's estimate plus N(0, σ_X² I_d) with σ_X from the chosen bound's smooth sensitivity
 // (ALGORITHMS.md §3.3): the smooth bound maxes over k of e^{−kβ}·H(min(n + k, m))², counts growing towards m.
+// Returns are clipped to p.ReturnRange first, as in DPLSW.
 func DPLSL(p *Problem, sig *Signature, lambda float64, priv PrivacyParams, bound LSLBound, src rand.Source) (*Release, error) {
+	sig, clipped, err := privateSignature(p, sig, priv)
+	if err != nil {
+		return nil, err
+	}
 	theta, err := LSL(p, sig, lambda)
 	if err != nil {
 		return nil, err
@@ -290,7 +462,7 @@ func DPLSL(p *Problem, sig *Signature, lambda float64, priv PrivacyParams, bound
 			psi, kBest = v, k
 		}
 	}
-	return release(theta, scale*math.Sqrt(psi), psi, kBest, alpha, beta, src)
+	return release(theta, scale*math.Sqrt(psi), psi, kBest, alpha, beta, clipped, src)
 }
 
 // RMSE is Balle et al.'s error "averaged over the state space": sqrt(Σ_s ρ_s (V(s) − φ_sᵀθ)²)/sqrt(Σρ_s)

@@ -266,7 +266,7 @@ func XieMountainCar(offPolicy bool, momentTrajs int) (*XieDomain, error) {
 			}
 		}
 		floats.Scale(1/floats.Sum(rho), rho)
-		d.LSW = &Problem{Phi: phi, Rho: rho, FMax: 1, FRange: 1}
+		d.LSW = &Problem{Phi: phi, Rho: rho, FMax: 1, FRange: 1, FMin: -1} // returns of −0.01 per step lie in [−1, 0]
 		d.LSWStates, d.LSWState = cells*cells, cell
 		d.lswTheta = slices.Clone[[]float64]
 	}
@@ -443,9 +443,9 @@ type XieTuning struct {
 
 // runGPOPE runs GPOPE and returns θ and the share of steps whose gradient was clipped (θ = nil if it
 // diverged).
-func runGPOPE(ft []FeatureTrajectory, gamma float64, T int, step, clip, sigma float64, src rand.Source) ([]float64, float64, error) {
+func runGPOPE(ft []FeatureTrajectory, gamma float64, T int, step, clip, sigma float64, nonPrivate bool, src rand.Source) ([]float64, float64, error) {
 	clipped := 0
-	th, err := GPOPE(ft, GPOPEConfig{Gamma: gamma, Iterations: T, Step: Constant(step), Clip: clip, Sigma: sigma, Src: src,
+	th, err := GPOPE(ft, GPOPEConfig{Gamma: gamma, Iterations: T, Step: Constant(step), Clip: clip, Sigma: sigma, NonPrivate: nonPrivate, Src: src,
 		Trace: func(_ int, g float64) {
 			if g > clip {
 				clipped++
@@ -507,7 +507,7 @@ func XieTune(d *XieDomain, cfg XieConfig, progress dprl.Progress) ([]XieTuning, 
 		for e := range cfg.Epsilons {
 			out[e] = make([]float64, len(cfg.Steps))
 			for s, a := range cfg.Steps {
-				th, _, err := runGPOPE(pub, d.Gamma, cfg.Iterations(n), a, d.Clip, sigmas[j.n][e], rand.NewPCG(rng.Uint64(), rng.Uint64()))
+				th, _, err := runGPOPE(pub, d.Gamma, cfg.Iterations(n), a, d.Clip, sigmas[j.n][e], false, rand.NewPCG(rng.Uint64(), rng.Uint64()))
 				if err != nil {
 					out[e][s] = math.Inf(1)
 					continue
@@ -605,7 +605,7 @@ func XieExperiment(d *XieDomain, cfg XieConfig, tuning []XieTuning, progress dpr
 					mult float64
 				}{{MethodGPOPE, 1}, {MethodGPOPE10x, 10}, {MethodGPOPETenth, 0.1}} {
 					step := v.mult * tu.Best
-					th, clipped, _ := runGPOPE(ft, d.Gamma, cfg.Iterations(n), step, d.Clip, tu.Sigma, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+					th, clipped, _ := runGPOPE(ft, d.Gamma, cfg.Iterations(n), step, d.Clip, tu.Sigma, false, rand.NewPCG(rng.Uint64(), rng.Uint64()))
 					add(v.name, n, eps, step, tu.Sigma, clipped, th)
 				}
 				if d.LSW == nil {
@@ -669,7 +669,7 @@ func XieStepSweep(d *XieDomain, cfg XieConfig, n int, eps float64, progress dprl
 				name  string
 				sigma float64
 			}{{MethodGPOPEAtStep, sigma}, {MethodGTD2AtStep, 0}} {
-				th, clipped, _ := runGPOPE(ft, d.Gamma, T, a, d.Clip, v.sigma, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+				th, clipped, _ := runGPOPE(ft, d.Gamma, T, a, d.Clip, v.sigma, v.name == MethodGTD2AtStep, rand.NewPCG(rng.Uint64(), rng.Uint64()))
 				mspbe := math.Inf(1)
 				if th != nil {
 					mspbe = d.True.MSPBE(th)

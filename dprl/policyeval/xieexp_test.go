@@ -263,9 +263,9 @@ func TestGPOPENoiseMatchesSigma(t *testing.T) {
 	var sum, sumSq float64
 	k := 0
 	for i := range runs {
-		cfg := GPOPEConfig{Gamma: d.Gamma, Iterations: 1, Step: Constant(1), Clip: 1, Src: rand.NewPCG(uint64(i), 9)}
+		cfg := GPOPEConfig{Gamma: d.Gamma, Iterations: 1, Step: Constant(1), Clip: 1, NonPrivate: true, Src: rand.NewPCG(uint64(i), 9)}
 		clean, _ := GPOPE(ft, cfg)
-		cfg.Sigma, cfg.Src = sigma, rand.NewPCG(uint64(i), 9)
+		cfg.Sigma, cfg.NonPrivate, cfg.Src = sigma, false, rand.NewPCG(uint64(i), 9)
 		noisy, _ := GPOPE(ft, cfg)
 		for j := range clean {
 			z := clean[j] - noisy[j]
@@ -293,7 +293,7 @@ func TestDiminishingSteps(t *testing.T) {
 	}
 	d, _ := XieChain()
 	_, ft, _ := d.Draw(500, rand.NewPCG(2, 2))
-	th, err := GPOPE(ft, GPOPEConfig{Gamma: d.Gamma, Iterations: 20000, Step: Diminishing(1, 5000), Clip: 1e6, Src: rand.NewPCG(3, 3)})
+	th, err := GPOPE(ft, GPOPEConfig{Gamma: d.Gamma, Iterations: 20000, Step: Diminishing(1, 5000), Clip: 1e6, NonPrivate: true, Src: rand.NewPCG(3, 3)})
 	if err != nil {
 		t.Fatal(err)
 	}
