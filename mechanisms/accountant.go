@@ -157,8 +157,9 @@ func RDPOf(e Event, orders []float64) ([]float64, error) {
 	case SampledWithoutReplacement:
 		if g, ok := ev.Event.(GaussianEvent); ok {
 			q := float64(ev.Batch) / float64(ev.N)
+			fd := worForwardDiffs(g.NoiseMultiplier, worOrderNeed(orders))
 			for i, a := range orders {
-				out[i] = rdpWOR(q, g.NoiseMultiplier, a)
+				out[i] = rdpWOR(q, g.NoiseMultiplier, a, fd)
 			}
 			return out, nil
 		}
