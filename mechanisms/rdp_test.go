@@ -1,6 +1,7 @@
 package mechanisms
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -121,5 +122,61 @@ func TestWORProperties(t *testing.T) {
 		if err != nil || !(r >= 0 && r <= RDPGaussian(z, alpha)) {
 			t.Fatalf("q=%g z=%g α=%g: RDP %g, err %v", q, z, alpha, r, err)
 		}
+	}
+}
+
+// TestCompositionHugeK: the composition helpers answer promptly for any k: a value or an error naming k.
+func TestCompositionHugeK(t *testing.T) {
+	for _, k := range []int{1e9, math.MaxInt} {
+		if e, d, err := AdvancedComposition(0.01, 1e-9, k, 1e-6); err != nil || !(e > 0) || !(d > 0) {
+			t.Errorf("AdvancedComposition k=%d: %g %g %v", k, e, d, err)
+		}
+		if e, err := AdvancedCompositionEps0(1, k, 1e-6); err != nil || !(e > 0) {
+			t.Errorf("AdvancedCompositionEps0 k=%d: %g %v", k, e, err)
+		}
+		if e, err := KOVGaussianEpsilon(k, 1, 1e6, 1e-5); err != nil || !(e > 0) {
+			t.Errorf("KOVGaussianEpsilon k=%d: %g %v", k, e, err)
+		}
+		if s, err := KOVGaussianSigma(k, 1, 1, 1e-5); err != nil || !(s > 0) {
+			t.Errorf("KOVGaussianSigma k=%d: %g %v", k, s, err)
+		}
+		d, err := OptimalCompositionDelta(1e-5, 0, k, 0.1)
+		e, err2 := OptimalCompositionEpsilon(1e-5, 0, k, 1e-5)
+		if k <= MaxOptimalCompositionK {
+			if err != nil || err2 != nil || !(d >= 0 && d <= 1) || !(e > 0) {
+				t.Errorf("OptimalComposition k=%d: δ %g ε %g, %v %v", k, d, e, err, err2)
+			}
+			// The tight ε is below advanced composition's.
+			adv, _, _ := AdvancedComposition(1e-5, 0, k, 1e-5)
+			if e > adv {
+				t.Errorf("k=%d: optimal ε %g above advanced composition's %g", k, e, adv)
+			}
+			continue
+		}
+		var pe *ParamError
+		if !errors.As(err, &pe) || pe.Param != "k" || !errors.As(err2, &pe) || pe.Param != "k" {
+			t.Errorf("OptimalComposition k=%d: want a k error, got %v, %v", k, err, err2)
+		}
+	}
+	// The windowed sum agrees with the full one (each C(k, l) from log-gamma) where both run: k = 10⁶.
+	full := func(eps0 float64, k int, eps float64) float64 {
+		fk := float64(k)
+		logNorm := fk * logAdd(0, eps0)
+		pos, neg := math.Inf(-1), math.Inf(-1)
+		for l := 0; l <= k; l++ {
+			fl := float64(l)
+			logC := logComb(fk, fl)
+			if (fk-2*fl)*eps0 <= eps {
+				break
+			}
+			pos = logAdd(pos, logC+(fk-fl)*eps0-logNorm)
+			neg = logAdd(neg, logC+fl*eps0-logNorm+eps)
+		}
+		return math.Exp(logSub(pos, neg))
+	}
+	got, _ := OptimalCompositionDelta(1e-3, 0, 1_000_000, 2)
+	want := full(1e-3, 1_000_000, 2)
+	if math.Abs(got-want) > 1e-7*want {
+		t.Errorf("windowed δ %g, full sum %g", got, want)
 	}
 }
