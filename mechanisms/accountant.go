@@ -119,25 +119,45 @@ type RDPAccountant struct {
 	history    []string
 }
 
-// NewRDPAccountant returns an empty accountant over orders (nil: the DefaultOrders grid).
+// NewRDPAccountant returns an empty accountant over orders (nil: the DefaultOrders grid). Every order must
+// lie in (1, ∞) and conv be ConversionImproved or ConversionClassic.
 func NewRDPAccountant(orders []float64, conv Conversion) (*RDPAccountant, error) {
 	if orders == nil {
 		orders, _ = Orders(DefaultOrders)
 	}
-	for _, a := range orders {
-		if err := checkOrder(a); err != nil {
-			return nil, err
-		}
-	}
-	if len(orders) == 0 {
-		return nil, fmt.Errorf("mechanisms: RDP accountant needs at least one order")
+	if err := firstErr(checkOrders(orders), checkConversion(conv)); err != nil {
+		return nil, err
 	}
 	return &RDPAccountant{Orders: orders, Conversion: conv, rdp: make([]float64, len(orders))}, nil
 }
 
-// RDPOf returns one run of e's RDP at each order, or an error if the RDP accountant does not support e.
+// checkOrders rejects an empty order list and any order outside (1, ∞), naming it orders[i].
+func checkOrders(orders []float64) error {
+	if len(orders) == 0 {
+		return check.Errorf("orders", 0, "a non-empty list of orders in (1, ∞) (got 0 orders)")
+	}
+	for i, a := range orders {
+		if err := inRange(fmt.Sprintf("orders[%d]", i), a, 1, math.Inf(1), false, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkConversion(c Conversion) error {
+	if c != ConversionImproved && c != ConversionClassic {
+		return check.Errorf("conversion", float64(c), "{ConversionImproved (0), ConversionClassic (1)}")
+	}
+	return nil
+}
+
+// RDPOf returns one run of e's RDP at each order, or an error if the RDP accountant does not support e or
+// an order lies outside (1, ∞).
 func RDPOf(e Event, orders []float64) ([]float64, error) {
-	if err := e.validate(); err != nil {
+	if e == nil {
+		return nil, check.Errorf("event", 0, "a non-nil Event")
+	}
+	if err := firstErr(e.validate(), checkOrders(orders)); err != nil {
 		return nil, err
 	}
 	out := make([]float64, len(orders))
@@ -167,20 +187,43 @@ func RDPOf(e Event, orders []float64) ([]float64, error) {
 	return nil, &UnsupportedEventError{Accountant: "RDP", Event: e}
 }
 
-// Compose records count runs of e.
+// Compose records count runs of e. A zero-value RDPAccountant starts on its Orders (nil: DefaultOrders)
+// at the first Compose; changing Orders after composing is an error.
 func (a *RDPAccountant) Compose(e Event, count int) error {
 	if err := checkSteps(count); err != nil {
+		return err
+	}
+	if err := a.ready(); err != nil {
 		return err
 	}
 	r, err := RDPOf(e, a.Orders)
 	if err != nil {
 		return err
 	}
-	for i := range a.rdp {
-		a.rdp[i] += float64(count) * r[i]
+	if count > 0 { // 0·∞ would be NaN
+		for i := range a.rdp {
+			a.rdp[i] += float64(count) * r[i]
+		}
 	}
 	a.history = append(a.history, fmt.Sprintf("%d × %v", count, e))
 	return nil
+}
+
+// ready sets up a zero-value accountant and checks that Orders still matches the accumulated curve.
+func (a *RDPAccountant) ready() error {
+	if a.rdp == nil && len(a.history) == 0 {
+		if a.Orders == nil {
+			a.Orders, _ = Orders(DefaultOrders)
+		}
+		if err := firstErr(checkOrders(a.Orders), checkConversion(a.Conversion)); err != nil {
+			return err
+		}
+		a.rdp = make([]float64, len(a.Orders))
+	}
+	if len(a.rdp) != len(a.Orders) {
+		return check.Errorf("Orders", float64(len(a.Orders)), "the %d orders the accountant was composed over", len(a.rdp))
+	}
+	return checkConversion(a.Conversion)
 }
 
 // RDP returns the accumulated RDP at each order (a copy).
@@ -188,12 +231,18 @@ func (a *RDPAccountant) RDP() []float64 { return append([]float64(nil), a.rdp...
 
 // Epsilon converts the accumulated RDP to ε at δ.
 func (a *RDPAccountant) Epsilon(delta float64) (float64, error) {
+	if err := a.ready(); err != nil {
+		return 0, err
+	}
 	e, _, err := RDPToEpsilon(a.Orders, a.rdp, delta, a.Conversion)
 	return e, err
 }
 
 // Delta converts the accumulated RDP to δ at ε.
 func (a *RDPAccountant) Delta(epsilon float64) (float64, error) {
+	if err := a.ready(); err != nil {
+		return 0, err
+	}
 	d, _, err := RDPToDelta(a.Orders, a.rdp, epsilon, a.Conversion)
 	return d, err
 }

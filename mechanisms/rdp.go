@@ -451,18 +451,27 @@ func (c Conversion) String() string {
 }
 
 // RDPToEpsilon returns min over the orders of the (ε at δ) that each order's RDP value gives, and the order
-// attaining it. ε is clamped at 0.
+// attaining it. ε is clamped at 0. An infinite RDP value gives ε = ∞ at its order; if every order does,
+// ε = ∞ (no guarantee). The improved conversion also uses, at every order, the total-variation bound
+// δ ≥ √(1 − e^{−RDP}) (KL ≤ RDP at any order > 1; Bretagnolle–Huber): ε = 0 when it already holds, as
+// dp_accounting does.
 func RDPToEpsilon(orders, rdp []float64, delta float64, conv Conversion) (eps, order float64, err error) {
-	if err := firstErr(checkDeltaPositive(delta), checkCurve(orders, rdp)); err != nil {
+	if err := firstErr(checkDeltaPositive(delta), checkCurve(orders, rdp), checkConversion(conv)); err != nil {
 		return 0, 0, err
 	}
 	eps = math.Inf(1)
+	order = orders[0]
 	ld := math.Log(delta)
 	for i, a := range orders {
 		var e float64
-		if conv == ConversionClassic {
+		switch {
+		case math.IsInf(rdp[i], 1):
+			e = math.Inf(1)
+		case conv == ConversionClassic:
 			e = rdp[i] - ld/(a-1)
-		} else {
+		case delta*delta+math.Expm1(-rdp[i]) > 0:
+			e = 0
+		default:
 			e = rdp[i] + math.Log1p(-1/a) - (ld+math.Log(a))/(a-1)
 		}
 		if e < eps {
@@ -473,18 +482,28 @@ func RDPToEpsilon(orders, rdp []float64, delta float64, conv Conversion) (eps, o
 }
 
 // RDPToDelta returns min over the orders of the δ at ε that each order's RDP value gives (at most 1), and
-// the order attaining it.
+// the order attaining it. The improved conversion also uses δ ≤ √(1 − e^{−RDP}) (see RDPToEpsilon).
 func RDPToDelta(orders, rdp []float64, epsilon float64, conv Conversion) (delta, order float64, err error) {
-	if err := firstErr(inRange("epsilon", epsilon, 0, math.Inf(1), true, false), checkCurve(orders, rdp)); err != nil {
+	if err := firstErr(inRange("epsilon", epsilon, 0, math.Inf(1), true, false), checkCurve(orders, rdp),
+		checkConversion(conv)); err != nil {
 		return 0, 0, err
 	}
 	logDelta := math.Inf(1)
+	order = orders[0]
 	for i, a := range orders {
 		var ld float64
-		if conv == ConversionClassic {
+		switch {
+		case math.IsInf(rdp[i], 1):
+			ld = math.Inf(1)
+		case conv == ConversionClassic:
 			ld = (a - 1) * (rdp[i] - epsilon)
-		} else {
+		default:
 			ld = (a-1)*(rdp[i]-epsilon+math.Log1p(-1/a)) - math.Log(a)
+			tv := math.Inf(-1)
+			if rdp[i] > 0 {
+				tv = 0.5 * math.Log(-math.Expm1(-rdp[i]))
+			}
+			ld = math.Min(ld, tv)
 		}
 		if ld < logDelta {
 			logDelta, order = ld, a
@@ -494,15 +513,15 @@ func RDPToDelta(orders, rdp []float64, epsilon float64, conv Conversion) (delta,
 }
 
 func checkCurve(orders, rdp []float64) error {
-	if len(orders) == 0 || len(orders) != len(rdp) {
-		return fmt.Errorf("mechanisms: %d orders for %d RDP values: need the same, non-zero number", len(orders), len(rdp))
+	if len(orders) != len(rdp) {
+		return check.Errorf("rdp", float64(len(rdp)), "one RDP value per order (%d orders)", len(orders))
 	}
-	for i, a := range orders {
-		if err := checkOrder(a); err != nil {
-			return err
-		}
+	if err := checkOrders(orders); err != nil {
+		return err
+	}
+	for i := range orders {
 		if math.IsNaN(rdp[i]) || rdp[i] < 0 {
-			return &ParamError{Pkg: "mechanisms", Param: fmt.Sprintf("rdp[%d]", i), Value: rdp[i], Allowed: "[0, ∞]"}
+			return check.Errorf(fmt.Sprintf("rdp[%d]", i), rdp[i], "[0, ∞]")
 		}
 	}
 	return nil

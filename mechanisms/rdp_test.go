@@ -180,3 +180,107 @@ func TestCompositionHugeK(t *testing.T) {
 		t.Errorf("windowed δ %g, full sum %g", got, want)
 	}
 }
+
+// TestRDPBadInputs: every RDP entry point rejects bad input with an error naming the parameter.
+func TestRDPBadInputs(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	dpa, _ := Orders(DefaultOrders)
+	acc := func() *RDPAccountant { a, _ := NewRDPAccountant(nil, ConversionImproved); return a }
+	for _, c := range []struct {
+		param string
+		err   error
+	}{
+		{"q", second(RDPPoissonGaussian(-0.1, 1, 2))},
+		{"q", second(RDPPoissonGaussian(inf, 1, 2))},
+		{"noise multiplier", second(RDPPoissonGaussian(0.1, nan, 2))},
+		{"noise multiplier", second(RDPPoissonGaussian(0.1, inf, 2))},
+		{"noise multiplier", second(RDPPoissonGaussian(0.1, -1, 2))},
+		{"order", second(RDPPoissonGaussian(0.1, 1, nan))},
+		{"order", second(RDPPoissonGaussian(0.1, 1, inf))},
+		{"q", second(RDPSampledWithoutReplacementGaussian(nan, 1, 2))},
+		{"noise multiplier", second(RDPSampledWithoutReplacementGaussian(0.1, 0, 2))},
+		{"order", second(RDPSampledWithoutReplacementGaussian(0.1, 1, -3))},
+		{"orders", second(NewRDPAccountant([]float64{}, ConversionImproved))},
+		{"orders[1]", second(NewRDPAccountant([]float64{2, nan}, ConversionImproved))},
+		{"orders[0]", second(NewRDPAccountant([]float64{1}, ConversionImproved))},
+		{"orders[0]", second(NewRDPAccountant([]float64{inf}, ConversionImproved))},
+		{"conversion", second(NewRDPAccountant(nil, Conversion(7)))},
+		{"orders", second(RDPOf(GaussianEvent{1}, nil))},
+		{"orders[2]", second(RDPOf(GaussianEvent{1}, []float64{2, 3, 0.5}))},
+		{"event", second(RDPOf(nil, dpa))},
+		{"q", second(RDPOf(PoissonSampled{Q: nan, Event: GaussianEvent{1}}, dpa))},
+		{"noise multiplier", second(RDPOf(SampledWithoutReplacement{N: 10, Batch: 2, Event: GaussianEvent{-1}}, dpa))},
+		{"batch", second(RDPOf(SampledWithoutReplacement{N: 10, Batch: 11, Event: GaussianEvent{1}}, dpa))},
+		{"steps", acc().Compose(GaussianEvent{1}, math.MinInt)},
+		{"delta", second(acc().Epsilon(nan))},
+		{"delta", second(acc().Epsilon(1))},
+		{"delta", second(acc().Epsilon(-1))},
+		{"epsilon", second(acc().Delta(nan))},
+		{"epsilon", second(acc().Delta(inf))},
+		{"epsilon", second(acc().Delta(-1))},
+		{"rdp[0]", third(RDPToEpsilon([]float64{2}, []float64{nan}, 1e-5, ConversionImproved))},
+		{"rdp[0]", third(RDPToEpsilon([]float64{2}, []float64{-1}, 1e-5, ConversionImproved))},
+		{"rdp", third(RDPToEpsilon([]float64{2, 3}, []float64{1}, 1e-5, ConversionImproved))},
+		{"orders", third(RDPToEpsilon(nil, nil, 1e-5, ConversionImproved))},
+		{"orders[0]", third(RDPToDelta([]float64{0.9}, []float64{1}, 1, ConversionClassic))},
+		{"conversion", third(RDPToDelta([]float64{2}, []float64{1}, 1, Conversion(-1)))},
+		{"Orders", func() error {
+			a := acc()
+			a.Compose(GaussianEvent{1}, 1)
+			a.Orders = a.Orders[:3]
+			return second(a.Epsilon(1e-5))
+		}()},
+	} {
+		var pe *ParamError
+		if !errors.As(c.err, &pe) || pe.Param != c.param {
+			t.Errorf("want an error naming %s, got %v", c.param, c.err)
+		}
+	}
+	// A zero-value accountant works on the default grid; infinite RDP values give ε = ∞, not an error or
+	// a number below the truth; count 0 of an infinite-RDP event records nothing.
+	var z RDPAccountant
+	if err := z.Compose(PoissonSampled{Q: 0.01, Event: GaussianEvent{1.1}}, 10000); err != nil {
+		t.Fatal(err)
+	}
+	ez, _ := z.Epsilon(1e-5)
+	a := acc()
+	a.Compose(PoissonSampled{Q: 0.01, Event: GaussianEvent{1.1}}, 10000)
+	if ea, _ := a.Epsilon(1e-5); ez != ea {
+		t.Errorf("zero-value accountant ε %g, NewRDPAccountant's %g", ez, ea)
+	}
+	if err := a.Compose(GaussianEvent{1e-300}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if e2, _ := a.Epsilon(1e-5); e2 != ez {
+		t.Errorf("count 0 changed ε to %g", e2)
+	}
+	a.Compose(GaussianEvent{1e-300}, 1)
+	for _, conv := range []Conversion{ConversionImproved, ConversionClassic} {
+		e, _, err := RDPToEpsilon(a.Orders, a.RDP(), 1e-5, conv)
+		d, _, err2 := RDPToDelta(a.Orders, a.RDP(), 1, conv)
+		if err != nil || err2 != nil || !math.IsInf(e, 1) || d != 1 {
+			t.Errorf("%v: infinite RDP gives ε %g, δ %g (%v, %v)", conv, e, d, err, err2)
+		}
+	}
+}
+
+// TestRDPConversionNearOrderOne: at orders just above 1 the conversions stay above the exact ε of the
+// Gaussian mechanism (GDP) and finite; for the Gaussian (RDP α/(2z²)) the improved conversion is never below
+// the exact ε at any order.
+func TestRDPConversionNearOrderOne(t *testing.T) {
+	for _, z := range []float64{0.5, 1, 3, 30} {
+		exact, _ := GDPEpsilon(1/z, 1e-5)
+		for _, a := range []float64{1 + 1e-15, 1 + 1e-9, 1.001, 1.01, 1.1, 2, 10, 100, 1e4} {
+			for _, conv := range []Conversion{ConversionImproved, ConversionClassic} {
+				e, _, err := RDPToEpsilon([]float64{a}, []float64{RDPGaussian(z, a)}, 1e-5, conv)
+				if err != nil || math.IsNaN(e) || e < exact*(1-1e-9) {
+					t.Errorf("z=%g α=%g %v: ε %g below the exact %g (err %v)", z, a, conv, e, exact, err)
+				}
+				d, _, err := RDPToDelta([]float64{a}, []float64{RDPGaussian(z, a)}, exact, conv)
+				if err != nil || math.IsNaN(d) || d < 1e-5*(1-1e-9) {
+					t.Errorf("z=%g α=%g %v: δ(%g) = %g below 1e-5 (err %v)", z, a, conv, exact, d, err)
+				}
+			}
+		}
+	}
+}
