@@ -292,10 +292,11 @@ func rdpWOR(q, z, alpha float64, fd []float64) float64 {
 // worForwardDiffs returns d with d[m−1] ≥ ln Δ^m h(0) for every even m ≤ n+2 (odd entries are unused
 // and +∞), where h(x) = e^{(x−1)x/(2z²)} is the Gaussian's e^{(x−1)ε(x)} and Δ^m h(0) =
 // Σ_k (−1)^{m−k} C(m,k) h(k) = E[(e^L − 1)^m] > 0 (L the privacy loss) is the Pearson–Vajda χ^m
-// divergence that Theorem 27 needs. The alternating sum cancels heavily when z is large, so each value is
-// the computed sum plus a bound on its rounding error, (4m + 8·ln max h + 16)·u·Σ_k C(m,k) h(k): an upper
-// bound, never below the true value. dp_accounting 0.6.0 instead differences repeatedly in log space
-// without an error bound, and for some z (7.78, m = 118: a factor 3.5) its value falls below the true one.
+// divergence that Theorem 27 needs. Each value is the float64 sum plus a bound on its rounding error,
+// (4m + 8·ln max h + 16)·u·Σ_k C(m,k) h(k); where that bound is not negligible (the sum cancels heavily
+// when z is large), the differences are redone in multi-precision arithmetic (bigForwardDiffs). Either way
+// the value is an upper bound, never below the true one. dp_accounting 0.6.0 differences repeatedly in
+// float64 log space without an error bound, and for some z (7.78, m = 118: a factor 3.5) falls below it.
 func worForwardDiffs(z float64, n int) []float64 {
 	inv := 1 / (2 * z * z)
 	lf := make([]float64, n+3) // ln k!
@@ -303,98 +304,100 @@ func worForwardDiffs(z float64, n int) []float64 {
 		lf[k] = lf[k-1] + math.Log(float64(k))
 	}
 	d := make([]float64, n+2)
-	var hb *hPowers
+	var redo []int
 	const u = 0x1p-53
 	for m := 1; m <= n+2; m++ {
 		if m%2 == 1 {
 			d[m-1] = math.Inf(1)
 			continue
 		}
-		// Positive (k even) and negative (k odd) parts as sum·e^max, one exp per term.
-		var mx [2]float64
-		var sum [2]float64
-		mx[0], mx[1] = math.Inf(-1), math.Inf(-1)
-		maxLog := 0.0
+		// Positive (k even) and negative (k odd) parts, online in log space.
+		var ps, ns lse
+		ps.init()
+		ns.init()
 		for k := 0; k <= m; k++ {
 			fk := float64(k)
-			hk := fk * (fk - 1) * inv
-			maxLog = math.Max(maxLog, hk)
-			t := lf[m] - lf[k] - lf[m-k] + hk
-			i := k % 2
-			if t > mx[i] {
-				sum[i] = sum[i]*math.Exp(mx[i]-t) + 1
-				mx[i] = t
+			t := lf[m] - lf[k] - lf[m-k] + fk*(fk-1)*inv
+			if k%2 == 0 {
+				ps.add(t)
 			} else {
-				sum[i] += math.Exp(t - mx[i])
+				ns.add(t)
 			}
 		}
-		pos, neg := mx[0]+math.Log(sum[0]), mx[1]+math.Log(sum[1])
+		pos, neg := ps.log(), ns.log()
+		maxLog := float64(m) * float64(m-1) * inv
 		errLog := math.Log((4*float64(m)+8*maxLog+16)*u) + logAdd(pos, neg)
-		if diff := logSub(pos, neg); errLog < diff-30 {
-			d[m-1] = logAdd(diff, errLog)
-			continue
+		diff := logSub(pos, neg)
+		d[m-1] = logAdd(diff, errLog)
+		if errLog > diff-23 { // the bound exceeds 1e−10 of the value
+			redo = append(redo, m)
 		}
-		if hb == nil {
-			hb = newHPowers(z, n+2)
-		}
-		d[m-1] = hb.diff(m, logAdd(pos, neg))
+	}
+	if len(redo) > 0 {
+		bigForwardDiffs(z, n+2, redo, d)
 	}
 	return d
 }
 
-// hPowers holds h̃(k) = b^{k(k−1)/2} for b ≥ e^{1/z²} (float64 e^{1/z²} rounded up two ulps), the h of
-// worForwardDiffs for a noise multiplier z̃ ≤ z: its forward differences are at least the true ones
-// (the χ^m divergence grows as the noise shrinks), so using them keeps the bound pessimistic.
-type hPowers struct {
-	b float64
-	n int
-}
+// maxForwardDiffPrec caps the precision of bigForwardDiffs; beyond it the float64 values with their error
+// bounds stand.
+const maxForwardDiffPrec = 1 << 14
 
-func newHPowers(z float64, n int) *hPowers {
-	b := math.Exp(1 / (z * z))
-	b = math.Nextafter(math.Nextafter(b, math.Inf(1)), math.Inf(1))
-	return &hPowers{b: b, n: n}
-}
-
-// diff returns ln(Δ^m h̃(0) + rounding bound) computed in big.Float, raising the precision until the
-// rounding bound is below 1e−13 of the value (or 2^14 bits, keeping the bound). logAbs is ln Σ C(m,k)h(k).
-func (h *hPowers) diff(m int, logAbs float64) float64 {
-	for prec := uint(256); ; prec *= 2 {
-		bb := new(big.Float).SetPrec(prec).SetFloat64(h.b)
-		hk := new(big.Float).SetPrec(prec).SetFloat64(1) // h̃(0) = h̃(1) = 1
-		pw := new(big.Float).SetPrec(prec).SetFloat64(1) // b^{k−1}
-		c := big.NewInt(1)
-		cf := new(big.Float).SetPrec(prec)
-		t := new(big.Float).SetPrec(prec)
-		acc := new(big.Float).SetPrec(prec)
-		for k := 0; k <= m; k++ {
-			if k >= 2 {
-				pw.Mul(pw, bb)
-				hk.Mul(hk, pw)
-			}
-			if k > 0 {
-				c.Mul(c, big.NewInt(int64(m-k+1)))
-				c.Quo(c, big.NewInt(int64(k)))
-			}
-			t.Mul(cf.SetInt(c), hk)
-			if (m-k)%2 == 1 {
-				acc.Sub(acc, t)
-			} else {
-				acc.Add(acc, t)
-			}
+// bigForwardDiffs recomputes d[m−1] for the listed even m by repeated differencing in big.Float, of
+// h̃(k) = b^{k(k−1)/2} with b the float64 e^{1/z²} rounded up two ulps: h̃ is h for a noise multiplier
+// z̃ ≤ z, whose χ^m divergences are at least the true ones (they grow as the noise shrinks), so the result
+// stays an upper bound. The precision comes from the lower bound Δ^m h(0) = E[Y^m] ≥ (E[Y²])^{m/2} (Y =
+// e^L − 1, m even) with E[Y²] = e^{1/z²} − 1, and each value carries the bound N³·2^N·2^{−prec}·max_{k≤m} h(k)
+// on the rounding of N levels of differencing (level m involves h(0), …, h(m) only). A value is replaced only where it is smaller.
+func bigForwardDiffs(z float64, N int, redo []int, d []float64) {
+	c := 1 / (z * z)
+	if c > 700 {
+		return
+	}
+	lnD2 := math.Log(math.Expm1(c))
+	lnMax := func(m int) float64 { return float64(m) * float64(m-1) / 2 * c } // ln max_{k≤m} h(k)
+	base := 96 + float64(N) + 3*math.Log2(float64(N))
+	bits := 0.0
+	want := make([]bool, N+1)
+	last := 0
+	for _, m := range redo {
+		if need := base + (lnMax(m)-float64(m)/2*lnD2)/math.Ln2; need <= maxForwardDiffPrec {
+			bits = math.Max(bits, need)
+			want[m] = true
+			last = max(last, m)
 		}
-		// Each of the ~3(m+1) roundings is at most 2^{−prec} relative of a quantity ≤ Σ C(m,k)h(k)·(1+…).
-		errLog := math.Log(float64(4*m+8)) - float64(prec)*math.Ln2 + logAbs
-		mant := new(big.Float)
-		e := acc.MantExp(mant)
-		mf, _ := mant.Float64()
+	}
+	if last == 0 {
+		return
+	}
+	prec := uint(bits+63) / 64 * 64
+	b := math.Nextafter(math.Nextafter(math.Exp(c), math.Inf(1)), math.Inf(1))
+	bb := new(big.Float).SetPrec(prec).SetFloat64(b)
+	vec := make([]*big.Float, N+1)
+	pw := new(big.Float).SetPrec(prec).SetFloat64(1) // b^{k−1}
+	for k := range vec {
+		vec[k] = new(big.Float).SetPrec(prec).SetFloat64(1)
+		if k >= 2 {
+			pw.Mul(pw, bb)
+			vec[k].Mul(vec[k-1], pw)
+		}
+	}
+	mant := new(big.Float)
+	for m := 1; m <= last; m++ {
+		for j := 0; j+m <= N; j++ {
+			vec[j].Sub(vec[j+1], vec[j])
+		}
+		if !want[m] {
+			continue
+		}
 		v := math.Inf(-1)
-		if mf > 0 {
+		if vec[0].Sign() > 0 {
+			e := vec[0].MantExp(mant)
+			mf, _ := mant.Float64()
 			v = math.Log(mf) + float64(e)*math.Ln2
 		}
-		if errLog < v-30 || prec >= 1<<14 {
-			return logAdd(v, errLog)
-		}
+		errLog := 3*math.Log(float64(N)) + float64(N)*math.Ln2 - float64(prec)*math.Ln2 + lnMax(m)
+		d[m-1] = math.Min(d[m-1], logAdd(v, errLog))
 	}
 }
 
