@@ -28,10 +28,14 @@ type PoissonSampled struct {
 }
 
 // SampledWithoutReplacement runs Event on a batch of Batch records drawn without replacement from N, under
-// replace-one neighbours (Wang, Balle & Kasiviswanathan 2019).
+// replace-one neighbours (Wang, Balle & Kasiviswanathan 2019). The RDP accountant uses their Theorem 27
+// for the Gaussian up to order 256, as dp_accounting does; GeneralBound selects their general Theorem 9
+// alone as stated (looser, with a noise-independent floor, and not capped by the unsampled Gaussian's
+// RDP), which is what papers citing Theorem 9 calibrated with.
 type SampledWithoutReplacement struct {
-	N, Batch int
-	Event    Event
+	N, Batch     int
+	Event        Event
+	GeneralBound bool
 }
 
 // Mixed runs Event with probability P and otherwise releases something that does not depend on the data
@@ -59,6 +63,9 @@ func (e PoissonSampled) String() string {
 	return fmt.Sprintf("PoissonSampled(q=%g, %v)", e.Q, e.Event)
 }
 func (e SampledWithoutReplacement) String() string {
+	if e.GeneralBound {
+		return fmt.Sprintf("SampledWithoutReplacement(%d of %d, %v, Theorem 9)", e.Batch, e.N, e.Event)
+	}
 	return fmt.Sprintf("SampledWithoutReplacement(%d of %d, %v)", e.Batch, e.N, e.Event)
 }
 
@@ -177,9 +184,12 @@ func RDPOf(e Event, orders []float64) ([]float64, error) {
 	case SampledWithoutReplacement:
 		if g, ok := ev.Event.(GaussianEvent); ok {
 			q := float64(ev.Batch) / float64(ev.N)
-			fd := worForwardDiffs(g.NoiseMultiplier, worOrderNeed(orders))
+			var fd []float64 // nil: Theorem 9 terms only
+			if !ev.GeneralBound {
+				fd = worForwardDiffs(g.NoiseMultiplier, worOrderNeed(orders))
+			}
 			for i, a := range orders {
-				out[i] = rdpWOR(q, g.NoiseMultiplier, a, fd)
+				out[i] = rdpWOR(q, g.NoiseMultiplier, a, fd, ev.GeneralBound)
 			}
 			return out, nil
 		}

@@ -256,7 +256,7 @@ func RDPSampledWithoutReplacementGaussian(q, z, alpha float64) (float64, error) 
 	if alpha <= worExactOrder {
 		fd = worForwardDiffs(z, int(math.Ceil(alpha)))
 	}
-	return rdpWOR(q, z, alpha, fd), nil
+	return rdpWOR(q, z, alpha, fd, false), nil
 }
 
 // worExactOrder is the largest order at which the Theorem 27 terms are used (dp_accounting's choice: the
@@ -264,11 +264,15 @@ func RDPSampledWithoutReplacementGaussian(q, z, alpha float64) (float64, error) 
 const worExactOrder = 256
 
 // rdpWOR is the without-replacement RDP at α; fd holds worForwardDiffs(z, n) for some n ≥ ⌈α⌉ when
-// α ≤ worExactOrder.
-func rdpWOR(q, z, alpha float64, fd []float64) float64 {
+// α ≤ worExactOrder, or is nil for Theorem 9 alone; general selects Theorem 9 as stated (fd nil, no cap by
+// α/(2z²) below order 10⁴).
+func rdpWOR(q, z, alpha float64, fd []float64, general bool) float64 {
 	cap := RDPGaussian(z, alpha)
+	if general {
+		cap = math.Inf(1) // Theorem 9 as stated
+	}
 	if q == 1 || alpha > maxSeriesOrder {
-		return cap
+		return RDPGaussian(z, alpha)
 	}
 	lo, hi := math.Floor(alpha), math.Ceil(alpha)
 	var r float64
@@ -284,7 +288,7 @@ func rdpWOR(q, z, alpha float64, fd []float64) float64 {
 		r = ((1-t)*kLo + t*kHi) / (alpha - 1)
 	}
 	if math.IsNaN(r) {
-		return cap
+		return RDPGaussian(z, alpha)
 	}
 	return math.Max(0, math.Min(r, cap))
 }
