@@ -144,8 +144,8 @@ func checkOrders(orders []float64) error {
 		return check.Errorf("orders", 0, "a non-empty list of orders in (1, ∞) (got 0 orders)")
 	}
 	for i, a := range orders {
-		if err := inRange(fmt.Sprintf("orders[%d]", i), a, 1, math.Inf(1), false, false); err != nil {
-			return err
+		if !(a > 1 && a < math.Inf(1)) { // name formatted only on failure
+			return inRange(fmt.Sprintf("orders[%d]", i), a, 1, math.Inf(1), false, false)
 		}
 	}
 	return nil
@@ -176,8 +176,9 @@ func RDPOf(e Event, orders []float64) ([]float64, error) {
 		return out, nil
 	case PoissonSampled:
 		if g, ok := ev.Event.(GaussianEvent); ok {
+			var ec erfcCache
 			for i, a := range orders {
-				out[i] = rdpPoissonGaussian(ev.Q, g.NoiseMultiplier, a)
+				out[i] = rdpPoissonGaussian(ev.Q, g.NoiseMultiplier, a, &ec)
 			}
 			return out, nil
 		}

@@ -94,7 +94,7 @@ func RDPPoissonGaussian(q, z, alpha float64) (float64, error) {
 	if err := checkRDPArgs(q, z, alpha); err != nil {
 		return 0, err
 	}
-	return rdpPoissonGaussian(q, z, alpha), nil
+	return rdpPoissonGaussian(q, z, alpha, nil), nil
 }
 
 // poissonBound is ln(1 − q + q·e^{α(α−1)/(2z²)})/(α − 1) ≥ the Poisson-subsampled Gaussian RDP.
@@ -107,23 +107,28 @@ func poissonBound(q, z, alpha float64) float64 {
 	return math.Min(logAdd(0, math.Log(q)+logSub(c, 0))/(alpha-1), RDPGaussian(z, alpha))
 }
 
-func rdpPoissonGaussian(q, z, alpha float64) float64 {
+// erfcCache holds ln erfc((i − z0)/(√2 z)) by i for one (q, z), shared by the fractional orders of one
+// curve (the values do not depend on α).
+type erfcCache struct{ v []float64 }
+
+func rdpPoissonGaussian(q, z, alpha float64, ec *erfcCache) float64 {
 	if q == 1 {
 		return RDPGaussian(z, alpha)
 	}
-	bound := poissonBound(q, z, alpha)
-	if alpha > maxSeriesOrder || math.IsInf(bound, 1) {
-		return bound
+	up := RDPGaussian(z, alpha)
+	if alpha > maxSeriesOrder || math.IsInf(up, 1) {
+		return poissonBound(q, z, alpha)
 	}
 	var r float64
 	if alpha == math.Trunc(alpha) {
 		r = logAInt(q, z, int(alpha)) / (alpha - 1)
 	} else {
-		r = logAFrac(q, z, alpha) / (alpha - 1)
+		r = logAFrac(q, z, alpha, ec) / (alpha - 1)
 	}
-	if math.IsNaN(r) || r > bound {
-		// The bound holds exactly; a series value above it is rounding (or a series that did not converge).
-		return bound
+	if !(r <= up) {
+		// The bounds hold exactly; a series value above them is rounding (or a series that did not
+		// converge, NaN).
+		return poissonBound(q, z, alpha)
 	}
 	// RDP is non-negative; with very large noise the log-space sums can round to a hair below 0.
 	return math.Max(0, r)
@@ -185,7 +190,7 @@ func logAInt(q, z float64, alpha int) float64 {
 // z0 = z² ln(1/q − 1) + ½ (Mironov, Talwar & Zhang 2019, §3.3). The series run until their terms are
 // below double precision of the sum past i = α + 1. It returns NaN if the series has not converged within
 // maxSeriesTerms terms or the signed sum is not positive (the caller then uses its upper bound).
-func logAFrac(q, z, alpha float64) float64 {
+func logAFrac(q, z, alpha float64, ec *erfcCache) float64 {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	z2 := z * z
 	z0 := z2*math.Log(1/q-1) + 0.5
@@ -205,20 +210,32 @@ func logAFrac(q, z, alpha float64) float64 {
 		return v
 	}
 	// C(α, i) = coef·e^{logScale}: coef is kept in linear space (one multiply per term) and folded into
-	// logScale whenever its magnitude leaves [1e−100, 1e100], so it can neither overflow nor underflow
+	// logScale when its magnitude leaves [1e−100, 1e100], so it can neither overflow nor underflow
 	// (C(α, i) reaches 2^α, beyond double range for α > 1024).
 	coef, logScale := 1.0, 0.0
 	for i := 0; i <= maxSeriesTerms; i++ {
 		fi := float64(i)
 		if i > 0 {
 			coef *= (alpha - fi + 1) / fi
-			if m := math.Abs(coef); m > 1e100 || m < 1e-100 {
+			// |C(α,i)/C(α,i−1)| ≤ α ≤ 10⁴ (maxSeriesOrder), so 8 steps move coef by at most 10³² and a check
+			// every 8 keeps it within [1e−132, 1e132].
+			if m := math.Abs(coef); i&7 == 0 && (m > 1e100 || m < 1e-100) {
 				logScale += math.Log(m)
 				coef /= m
 			}
 		}
 		j := alpha - fi
-		s0 := logScale + fi*lq + j*l1q + (fi*fi-fi)*inv - math.Ln2 + logErfc((fi-z0)/sz)
+		var e0 float64
+		switch {
+		case ec == nil:
+			e0 = logErfc((fi - z0) / sz)
+		case i < len(ec.v):
+			e0 = ec.v[i]
+		default:
+			e0 = logErfc((fi - z0) / sz)
+			ec.v = append(ec.v, e0)
+		}
+		s0 := logScale + fi*lq + j*l1q + (fi*fi-fi)*inv - math.Ln2 + e0
 		s1 := logScale + j*lq + fi*l1q + (j*j-j)*inv - math.Ln2 + logErfc((z0-j)/sz)
 		v := math.Abs(coef) * (acc(coef, s0) + acc(coef, s1))
 		// Past i = α + 1 the coefficients alternate in sign with decreasing magnitude, so the rest of the
