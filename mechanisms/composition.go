@@ -89,7 +89,8 @@ func optimalDelta(eps0, delta0 float64, k int, eps float64) float64 {
 }
 
 // OptimalCompositionEpsilon is the smallest ε at which the k-fold composition of (ε0, δ0)-DP mechanisms is
-// (ε, δ)-DP (the inverse of OptimalCompositionDelta). δ must exceed 1 − (1−δ0)^k.
+// (ε, δ)-DP (the inverse of OptimalCompositionDelta). δ must exceed 1 − (1−δ0)^k and k lie in
+// [1, MaxOptimalCompositionK].
 func OptimalCompositionEpsilon(eps0, delta0 float64, k int, delta float64) (float64, error) {
 	if _, err := OptimalCompositionDelta(eps0, delta0, k, 0); err != nil {
 		return 0, err
