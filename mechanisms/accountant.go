@@ -28,10 +28,14 @@ type PoissonSampled struct {
 }
 
 // SampledWithoutReplacement runs Event on a batch of Batch records drawn without replacement from N, under
-// replace-one neighbours (Wang, Balle & Kasiviswanathan 2019).
+// replace-one neighbours (Wang, Balle & Kasiviswanathan 2019). The RDP accountant uses their Theorem 27
+// for the Gaussian up to order 256, as dp_accounting does; GeneralBound selects their general Theorem 9
+// alone as stated (looser, with a noise-independent floor, and not capped by the unsampled Gaussian's
+// RDP), which is what papers citing Theorem 9 calibrated with.
 type SampledWithoutReplacement struct {
-	N, Batch int
-	Event    Event
+	N, Batch     int
+	Event        Event
+	GeneralBound bool
 }
 
 // Mixed runs Event with probability P and otherwise releases something that does not depend on the data
@@ -59,6 +63,9 @@ func (e PoissonSampled) String() string {
 	return fmt.Sprintf("PoissonSampled(q=%g, %v)", e.Q, e.Event)
 }
 func (e SampledWithoutReplacement) String() string {
+	if e.GeneralBound {
+		return fmt.Sprintf("SampledWithoutReplacement(%d of %d, %v, Theorem 9)", e.Batch, e.N, e.Event)
+	}
 	return fmt.Sprintf("SampledWithoutReplacement(%d of %d, %v)", e.Batch, e.N, e.Event)
 }
 
@@ -119,25 +126,45 @@ type RDPAccountant struct {
 	history    []string
 }
 
-// NewRDPAccountant returns an empty accountant over orders (nil: the DefaultOrders grid).
+// NewRDPAccountant returns an empty accountant over orders (nil: the DefaultOrders grid). Every order must
+// lie in (1, ∞) and conv be ConversionImproved or ConversionClassic.
 func NewRDPAccountant(orders []float64, conv Conversion) (*RDPAccountant, error) {
 	if orders == nil {
 		orders, _ = Orders(DefaultOrders)
 	}
-	for _, a := range orders {
-		if err := checkOrder(a); err != nil {
-			return nil, err
-		}
-	}
-	if len(orders) == 0 {
-		return nil, fmt.Errorf("mechanisms: RDP accountant needs at least one order")
+	if err := firstErr(checkOrders(orders), checkConversion(conv)); err != nil {
+		return nil, err
 	}
 	return &RDPAccountant{Orders: orders, Conversion: conv, rdp: make([]float64, len(orders))}, nil
 }
 
-// RDPOf returns one run of e's RDP at each order, or an error if the RDP accountant does not support e.
+// checkOrders rejects an empty order list and any order outside (1, ∞), naming it orders[i].
+func checkOrders(orders []float64) error {
+	if len(orders) == 0 {
+		return check.Errorf("orders", 0, "a non-empty list of orders in (1, ∞) (got 0 orders)")
+	}
+	for i, a := range orders {
+		if !(a > 1 && a < math.Inf(1)) { // name formatted only on failure
+			return inRange(fmt.Sprintf("orders[%d]", i), a, 1, math.Inf(1), false, false)
+		}
+	}
+	return nil
+}
+
+func checkConversion(c Conversion) error {
+	if c != ConversionImproved && c != ConversionClassic {
+		return check.Errorf("conversion", float64(c), "{ConversionImproved (0), ConversionClassic (1)}")
+	}
+	return nil
+}
+
+// RDPOf returns one run of e's RDP at each order, or an error if the RDP accountant does not support e or
+// an order lies outside (1, ∞).
 func RDPOf(e Event, orders []float64) ([]float64, error) {
-	if err := e.validate(); err != nil {
+	if e == nil {
+		return nil, check.Errorf("event", 0, "a non-nil Event")
+	}
+	if err := firstErr(e.validate(), checkOrders(orders)); err != nil {
 		return nil, err
 	}
 	out := make([]float64, len(orders))
@@ -149,16 +176,21 @@ func RDPOf(e Event, orders []float64) ([]float64, error) {
 		return out, nil
 	case PoissonSampled:
 		if g, ok := ev.Event.(GaussianEvent); ok {
+			var ec erfcCache
 			for i, a := range orders {
-				out[i] = rdpPoissonGaussian(ev.Q, g.NoiseMultiplier, a)
+				out[i] = rdpPoissonGaussian(ev.Q, g.NoiseMultiplier, a, &ec)
 			}
 			return out, nil
 		}
 	case SampledWithoutReplacement:
 		if g, ok := ev.Event.(GaussianEvent); ok {
 			q := float64(ev.Batch) / float64(ev.N)
+			var fd []float64 // nil: Theorem 9 terms only
+			if !ev.GeneralBound {
+				fd = worForwardDiffs(g.NoiseMultiplier, worOrderNeed(orders))
+			}
 			for i, a := range orders {
-				out[i] = rdpWOR(q, g.NoiseMultiplier, a)
+				out[i] = rdpWOR(q, g.NoiseMultiplier, a, fd, ev.GeneralBound)
 			}
 			return out, nil
 		}
@@ -166,20 +198,43 @@ func RDPOf(e Event, orders []float64) ([]float64, error) {
 	return nil, &UnsupportedEventError{Accountant: "RDP", Event: e}
 }
 
-// Compose records count runs of e.
+// Compose records count runs of e. A zero-value RDPAccountant starts on its Orders (nil: DefaultOrders)
+// at the first Compose; changing Orders after composing is an error.
 func (a *RDPAccountant) Compose(e Event, count int) error {
 	if err := checkSteps(count); err != nil {
+		return err
+	}
+	if err := a.ready(); err != nil {
 		return err
 	}
 	r, err := RDPOf(e, a.Orders)
 	if err != nil {
 		return err
 	}
-	for i := range a.rdp {
-		a.rdp[i] += float64(count) * r[i]
+	if count > 0 { // 0·∞ would be NaN
+		for i := range a.rdp {
+			a.rdp[i] += float64(count) * r[i]
+		}
 	}
 	a.history = append(a.history, fmt.Sprintf("%d × %v", count, e))
 	return nil
+}
+
+// ready sets up a zero-value accountant and checks that Orders still matches the accumulated curve.
+func (a *RDPAccountant) ready() error {
+	if a.rdp == nil && len(a.history) == 0 {
+		if a.Orders == nil {
+			a.Orders, _ = Orders(DefaultOrders)
+		}
+		if err := firstErr(checkOrders(a.Orders), checkConversion(a.Conversion)); err != nil {
+			return err
+		}
+		a.rdp = make([]float64, len(a.Orders))
+	}
+	if len(a.rdp) != len(a.Orders) {
+		return check.Errorf("Orders", float64(len(a.Orders)), "the %d orders the accountant was composed over", len(a.rdp))
+	}
+	return checkConversion(a.Conversion)
 }
 
 // RDP returns the accumulated RDP at each order (a copy).
@@ -187,12 +242,18 @@ func (a *RDPAccountant) RDP() []float64 { return append([]float64(nil), a.rdp...
 
 // Epsilon converts the accumulated RDP to ε at δ.
 func (a *RDPAccountant) Epsilon(delta float64) (float64, error) {
+	if err := a.ready(); err != nil {
+		return 0, err
+	}
 	e, _, err := RDPToEpsilon(a.Orders, a.rdp, delta, a.Conversion)
 	return e, err
 }
 
 // Delta converts the accumulated RDP to δ at ε.
 func (a *RDPAccountant) Delta(epsilon float64) (float64, error) {
+	if err := a.ready(); err != nil {
+		return 0, err
+	}
 	d, _, err := RDPToDelta(a.Orders, a.rdp, epsilon, a.Conversion)
 	return d, err
 }

@@ -24,6 +24,28 @@ func logSub(a, b float64) float64 {
 	return a + math.Log(-math.Expm1(b-a))
 }
 
+// lse accumulates ln Σ e^{x_i} online as sum·e^max: one exp per term, no overflow.
+type lse struct{ max, sum float64 }
+
+func (s *lse) init() { s.max, s.sum = math.Inf(-1), 0 }
+
+func (s *lse) add(x float64) {
+	if x > s.max {
+		s.sum = s.sum*math.Exp(s.max-x) + 1
+		s.max = x
+	} else {
+		s.sum += math.Exp(x - s.max)
+	}
+}
+
+// log returns ln Σ e^{x_i} (−∞ for an empty sum).
+func (s *lse) log() float64 {
+	if s.sum == 0 {
+		return math.Inf(-1)
+	}
+	return s.max + math.Log(s.sum)
+}
+
 // signedLog is a real number s·e^l kept in log space, so sums with cancellation need not overflow.
 type signedLog struct {
 	sign int // −1, 0 or +1

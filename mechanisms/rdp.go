@@ -3,6 +3,7 @@ package mechanisms
 import (
 	"fmt"
 	"math"
+	"math/big"
 )
 
 // Order grids over which RDP guarantees are converted to (ε, δ).
@@ -68,29 +69,74 @@ func IntegerOrders(lo, hi int) []float64 {
 // RDPGaussian is the Rényi DP of the Gaussian mechanism at order α with noise multiplier z = σ/Δ: α/(2z²).
 func RDPGaussian(z, alpha float64) float64 { return alpha / (2 * z * z) }
 
+// maxSeriesOrder is the largest order at which the subsampled-Gaussian series are summed term by term;
+// above it the RDP functions return their closed-form upper bounds (see rdpPoissonGaussian and rdpWOR), so
+// the work per order is bounded (about 2·10⁴ terms) whatever the order.
+const maxSeriesOrder = 1e4
+
+// maxSeriesTerms caps the fractional-order series; a series that has not converged by then (it does on every
+// tested input) falls back to the closed-form upper bound.
+const maxSeriesTerms = 100000
+
+// checkRDPArgs validates the sampling rate, noise multiplier and order of the subsampled-Gaussian RDP
+// functions.
+func checkRDPArgs(q, z, alpha float64) error {
+	return firstErr(checkQ(q), inRange("noise multiplier", z, 0, math.Inf(1), false, false), checkOrder(alpha))
+}
+
 // RDPPoissonGaussian returns the RDP at order α > 1 of one step of the Poisson-subsampled Gaussian
 // mechanism (sampling rate q, noise multiplier z, add/remove neighbours): Mironov, Talwar & Zhang (2019),
 // the exact binomial sum for integer α and their two-series form for fractional α. Everything is summed in
-// log space with the signs of the fractional binomial coefficients kept.
+// log space with the signs of the fractional binomial coefficients kept. At orders above 10⁴ it returns
+// the upper bound ln(1 − q + q·e^{α(α−1)/(2z²)})/(α − 1) (convexity of t ↦ t^α), which is at most the
+// unsampled α/(2z²) and within ln(1/q)/(α − 1) of it.
 func RDPPoissonGaussian(q, z, alpha float64) (float64, error) {
-	if err := firstErr(checkQ(q), inRange("noise multiplier", z, 0, math.Inf(1), false, false), checkOrder(alpha)); err != nil {
+	if err := checkRDPArgs(q, z, alpha); err != nil {
 		return 0, err
 	}
-	return rdpPoissonGaussian(q, z, alpha), nil
+	return rdpPoissonGaussian(q, z, alpha, nil), nil
 }
 
-func rdpPoissonGaussian(q, z, alpha float64) float64 {
+// poissonBound is ln(1 − q + q·e^{α(α−1)/(2z²)})/(α − 1) ≥ the Poisson-subsampled Gaussian RDP.
+func poissonBound(q, z, alpha float64) float64 {
+	c := alpha / (2 * z * z) * (alpha - 1)
+	if math.IsInf(c, 1) {
+		return RDPGaussian(z, alpha)
+	}
+	// ln(1 + q(e^c − 1)) in log space: e^c may overflow.
+	return math.Min(logAdd(0, math.Log(q)+logSub(c, 0))/(alpha-1), RDPGaussian(z, alpha))
+}
+
+// erfcCache holds ln erfc((i − z0)/(√2 z)) by i for one (q, z), shared by the fractional orders of one
+// curve (the values do not depend on α).
+type erfcCache struct{ v []float64 }
+
+func rdpPoissonGaussian(q, z, alpha float64, ec *erfcCache) float64 {
 	if q == 1 {
 		return RDPGaussian(z, alpha)
 	}
-	// RDP is non-negative; with very large noise the log-space sums can round to a hair below 0.
-	if alpha == math.Trunc(alpha) && alpha < 1e6 {
-		return math.Max(0, logAInt(q, z, int(alpha))/(alpha-1))
+	up := RDPGaussian(z, alpha)
+	if alpha > maxSeriesOrder || math.IsInf(up, 1) {
+		return poissonBound(q, z, alpha)
 	}
-	return math.Max(0, logAFrac(q, z, alpha)/(alpha-1))
+	var r float64
+	if alpha == math.Trunc(alpha) {
+		r = logAInt(q, z, int(alpha)) / (alpha - 1)
+	} else {
+		r = logAFrac(q, z, alpha, ec) / (alpha - 1)
+	}
+	if !(r <= up) {
+		// The bounds hold exactly; a series value above them is rounding (or a series that did not
+		// converge, NaN).
+		return poissonBound(q, z, alpha)
+	}
+	// RDP is non-negative; with very large noise the log-space sums can round to a hair below 0.
+	return math.Max(0, r)
 }
 
-// logAInt is ln Σ_{k=0}^{α} C(α,k)(1−q)^{α−k} q^k exp((k²−k)/(2z²)).
+// logAInt is ln A_α = ln Σ_{k=0}^{α} C(α,k)(1−q)^{α−k} q^k exp((k²−k)/(2z²)) for integer α. The binomial
+// weights sum to 1, so when A_α is close to 1 (tiny RDP) the sum is redone as ln(1 + Σ_{k≥2} C(α,k)
+// (1−q)^{α−k} q^k (e^{(k²−k)/(2z²)} − 1)), whose terms are all positive: no cancellation.
 func logAInt(q, z float64, alpha int) float64 {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	inv := 1 / (2 * z * z)
@@ -111,15 +157,40 @@ func logAInt(q, z float64, alpha int) float64 {
 			sum += math.Exp(t - mx)
 		}
 	}
-	return mx + math.Log(sum)
+	la := mx + math.Log(sum)
+	if la > 1e-4 {
+		return la
+	}
+	logC = math.Log(a * (a - 1) / 2)
+	mx, sum = math.Inf(-1), 0.0
+	for k := 2; k <= alpha; k++ {
+		fk := float64(k)
+		if k > 2 {
+			logC += math.Log((a - fk + 1) / fk)
+		}
+		x := (fk*fk - fk) * inv
+		lem1 := math.Log(math.Expm1(x)) // ln(e^x − 1)
+		if x > 30 {
+			lem1 = x + math.Log1p(-math.Exp(-x))
+		}
+		t := logC + fk*lq + (a-fk)*l1q + lem1
+		if t > mx {
+			sum = sum*math.Exp(mx-t) + 1
+			mx = t
+		} else {
+			sum += math.Exp(t - mx)
+		}
+	}
+	return logAdd(0, mx+math.Log(sum))
 }
 
 // logAFrac is ln A_α for fractional α: A_α = A0 + A1 with
 // A0 = Σ_i C(α,i) q^i (1−q)^{α−i} e^{(i²−i)/(2z²)} · ½erfc((i − z0)/(√2 z)),
 // A1 = Σ_i C(α,i) q^{α−i} (1−q)^i e^{(j²−j)/(2z²)} · ½erfc((z0 − j)/(√2 z)), j = α − i,
 // z0 = z² ln(1/q − 1) + ½ (Mironov, Talwar & Zhang 2019, §3.3). The series run until their terms are
-// below double precision of the sum past i = α + 1.
-func logAFrac(q, z, alpha float64) float64 {
+// below double precision of the sum past i = α + 1. It returns NaN if the series has not converged within
+// maxSeriesTerms terms or the signed sum is not positive (the caller then uses its upper bound).
+func logAFrac(q, z, alpha float64, ec *erfcCache) float64 {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	z2 := z * z
 	z0 := z2*math.Log(1/q-1) + 0.5
@@ -138,71 +209,249 @@ func logAFrac(q, z, alpha float64) float64 {
 		sum += c * v
 		return v
 	}
-	// C(α, i) in linear space: for fractional α its magnitude stays between ~1e−60 and C(11, 5) on the grids
-	// used here, so no logarithm is needed per term; the magnitude enters M through the log of the rest.
-	coef := 1.0
-	for i := 0; ; i++ {
+	// C(α, i) = coef·e^{logScale}: coef is kept in linear space (one multiply per term) and folded into
+	// logScale when its magnitude leaves [1e−100, 1e100], so it can neither overflow nor underflow
+	// (C(α, i) reaches 2^α, beyond double range for α > 1024).
+	coef, logScale := 1.0, 0.0
+	for i := 0; i <= maxSeriesTerms; i++ {
 		fi := float64(i)
 		if i > 0 {
 			coef *= (alpha - fi + 1) / fi
+			// |C(α,i)/C(α,i−1)| ≤ α ≤ 10⁴ (maxSeriesOrder), so 8 steps move coef by at most 10³² and a check
+			// every 8 keeps it within [1e−132, 1e132].
+			if m := math.Abs(coef); i&7 == 0 && (m > 1e100 || m < 1e-100) {
+				logScale += math.Log(m)
+				coef /= m
+			}
 		}
 		j := alpha - fi
-		s0 := fi*lq + j*l1q + (fi*fi-fi)*inv - math.Ln2 + logErfc((fi-z0)/sz)
-		s1 := j*lq + fi*l1q + (j*j-j)*inv - math.Ln2 + logErfc((z0-j)/sz)
+		var e0 float64
+		switch {
+		case ec == nil:
+			e0 = logErfc((fi - z0) / sz)
+		case i < len(ec.v):
+			e0 = ec.v[i]
+		default:
+			e0 = logErfc((fi - z0) / sz)
+			ec.v = append(ec.v, e0)
+		}
+		s0 := logScale + fi*lq + j*l1q + (fi*fi-fi)*inv - math.Ln2 + e0
+		s1 := logScale + j*lq + fi*l1q + (j*j-j)*inv - math.Ln2 + logErfc((z0-j)/sz)
 		v := math.Abs(coef) * (acc(coef, s0) + acc(coef, s1))
 		// Past i = α + 1 the coefficients alternate in sign with decreasing magnitude, so the rest of the
 		// series is smaller than its first term: stop when that is below double precision of the sum.
-		if fi > alpha+1 && (v < 1e-16*math.Abs(sum) || i > 100000) {
+		if fi > alpha+1 && v < 1e-16*math.Abs(sum) {
+			if !(sum > 0) {
+				return math.NaN()
+			}
 			return M + math.Log(sum)
 		}
 	}
+	return math.NaN()
 }
 
 // RDPSampledWithoutReplacementGaussian returns the RDP at order α > 1 of one step of the Gaussian mechanism
 // applied to a batch drawn without replacement (q = batch/n) under replace-one neighbours, by Wang, Balle &
-// Kasiviswanathan (2019), Thm 9, with the Gaussian's ε(∞) = ∞:
+// Kasiviswanathan (2019, arXiv:1808.00087). At integer α it is
 //
-//	ε'(α) ≤ ln(1 + q² C(α,2) min{4(e^{ε(2)} − 1), 2e^{ε(2)}} + Σ_{j=3}^{α} 2 q^j C(α,j) e^{(j−1)ε(j)})/(α − 1)
+//	ε'(α) ≤ ln(1 + q² C(α,2) min{4(e^{ε(2)} − 1), 2e^{ε(2)}} + Σ_{j=3}^{α} q^j C(α,j) B_j)/(α − 1)
 //
 // where ε(j) = j·Δ²/(2σ²) is the base mechanism's RDP: pass z = σ/Δ with the replace-one sensitivity Δ
-// (Δ = 2C for a clipped gradient of norm C). The bound holds at integer α; at fractional α it uses the
-// convexity of (α−1)ε'(α) and interpolates linearly between the neighbouring integers (and 1, where it is 0).
+// (Δ = 2C for a clipped gradient of norm C). For α ≤ 256, B_j = min{4·√(D_{2⌊j/2⌋}·D_{2⌈j/2⌉}),
+// 2e^{(j−1)ε(j)}}, with D_m the m-th forward difference at 0 of x ↦ e^{(x−1)ε(x)} (the Pearson–Vajda
+// χ^m divergence of the Gaussian pair), the paper's Theorem 27, which holds for the Gaussian; above 256,
+// B_j = 2e^{(j−1)ε(j)}, its general Theorem 9 with ε(∞) = ∞. This is the bound and split of Google's
+// dp_accounting (0.6.0), with the forward differences computed with a rounding-error bound (worForwardDiffs). At fractional α it uses the convexity of (α−1)ε'(α) and interpolates
+// linearly between the neighbouring integers (and 1, where it is 0). Every value is capped by the
+// unsampled α/(2z²), which also holds under replace-one (each batch pair of a coupling differs in at most
+// one record, and Rényi divergence is jointly quasi-convex); above order 10⁴ that cap is returned.
 func RDPSampledWithoutReplacementGaussian(q, z, alpha float64) (float64, error) {
-	if err := firstErr(checkQ(q), inRange("noise multiplier", z, 0, math.Inf(1), false, false), checkOrder(alpha)); err != nil {
+	if err := checkRDPArgs(q, z, alpha); err != nil {
 		return 0, err
 	}
-	return rdpWOR(q, z, alpha), nil
+	var fd []float64
+	if alpha <= worExactOrder {
+		fd = worForwardDiffs(z, int(math.Ceil(alpha)))
+	}
+	return rdpWOR(q, z, alpha, fd, false), nil
 }
 
-func rdpWOR(q, z, alpha float64) float64 {
+// worExactOrder is the largest order at which the Theorem 27 terms are used (dp_accounting's choice: the
+// forward differences cost O(α²)).
+const worExactOrder = 256
+
+// rdpWOR is the without-replacement RDP at α; fd holds worForwardDiffs(z, n) for some n ≥ ⌈α⌉ when
+// α ≤ worExactOrder, or is nil for Theorem 9 alone; general selects Theorem 9 as stated (fd nil, no cap by
+// α/(2z²) below order 10⁴).
+func rdpWOR(q, z, alpha float64, fd []float64, general bool) float64 {
+	cap := RDPGaussian(z, alpha)
+	if general {
+		cap = math.Inf(1) // Theorem 9 as stated
+	}
+	if q == 1 || alpha > maxSeriesOrder {
+		return RDPGaussian(z, alpha)
+	}
 	lo, hi := math.Floor(alpha), math.Ceil(alpha)
+	var r float64
 	if lo == hi {
-		return math.Max(0, logWORInt(q, z, int(lo))/(alpha-1))
+		r = logWORInt(q, z, int(lo), fd) / (alpha - 1)
+	} else {
+		kLo := 0.0 // (α−1)ε'(α) at α = 1
+		if lo >= 2 {
+			kLo = logWORInt(q, z, int(lo), fd)
+		}
+		kHi := logWORInt(q, z, int(hi), fd)
+		t := alpha - lo
+		r = ((1-t)*kLo + t*kHi) / (alpha - 1)
 	}
-	kLo := 0.0 // (α−1)ε'(α) at α = 1
-	if lo >= 2 {
-		kLo = logWORInt(q, z, int(lo))
+	if math.IsNaN(r) {
+		return RDPGaussian(z, alpha)
 	}
-	kHi := logWORInt(q, z, int(hi))
-	t := alpha - lo
-	return ((1-t)*kLo + t*kHi) / (alpha - 1)
+	return math.Max(0, math.Min(r, cap))
 }
 
-// logWORInt is (α−1)·ε'(α) of Thm 9 at integer α ≥ 2.
-func logWORInt(q, z float64, alpha int) float64 {
-	eps := func(j float64) float64 { return RDPGaussian(z, j) }
+// worForwardDiffs returns d with d[m−1] ≥ ln Δ^m h(0) for every even m ≤ n+2 (odd entries are unused
+// and +∞), where h(x) = e^{(x−1)x/(2z²)} is the Gaussian's e^{(x−1)ε(x)} and Δ^m h(0) =
+// Σ_k (−1)^{m−k} C(m,k) h(k) = E[(e^L − 1)^m] > 0 (L the privacy loss) is the Pearson–Vajda χ^m
+// divergence that Theorem 27 needs. Each value is the float64 sum plus a bound on its rounding error,
+// (4m + 8·ln max h + 16)·u·Σ_k C(m,k) h(k); where that bound is not negligible (the sum cancels heavily
+// when z is large), the differences are redone in multi-precision arithmetic (bigForwardDiffs). Either way
+// the value is an upper bound, never below the true one. dp_accounting 0.6.0 differences repeatedly in
+// float64 log space without an error bound, and for some z (7.78, m = 118: a factor 3.5) falls below it.
+func worForwardDiffs(z float64, n int) []float64 {
+	inv := 1 / (2 * z * z)
+	lf := make([]float64, n+3) // ln k!
+	for k := 1; k < len(lf); k++ {
+		lf[k] = lf[k-1] + math.Log(float64(k))
+	}
+	d := make([]float64, n+2)
+	var redo []int
+	const u = 0x1p-53
+	for m := 1; m <= n+2; m++ {
+		if m%2 == 1 {
+			d[m-1] = math.Inf(1)
+			continue
+		}
+		// Positive (k even) and negative (k odd) parts, online in log space.
+		var ps, ns lse
+		ps.init()
+		ns.init()
+		for k := 0; k <= m; k++ {
+			fk := float64(k)
+			t := lf[m] - lf[k] - lf[m-k] + fk*(fk-1)*inv
+			if k%2 == 0 {
+				ps.add(t)
+			} else {
+				ns.add(t)
+			}
+		}
+		pos, neg := ps.log(), ns.log()
+		maxLog := float64(m) * float64(m-1) * inv
+		errLog := math.Log((4*float64(m)+8*maxLog+16)*u) + logAdd(pos, neg)
+		diff := logSub(pos, neg)
+		d[m-1] = logAdd(diff, errLog)
+		if errLog > diff-23 { // the bound exceeds 1e−10 of the value
+			redo = append(redo, m)
+		}
+	}
+	if len(redo) > 0 {
+		bigForwardDiffs(z, n+2, redo, d)
+	}
+	return d
+}
+
+// maxForwardDiffPrec caps the precision of bigForwardDiffs; beyond it the float64 values with their error
+// bounds stand.
+const maxForwardDiffPrec = 1 << 14
+
+// bigForwardDiffs recomputes d[m−1] for the listed even m by repeated differencing in big.Float, of
+// h̃(k) = b^{k(k−1)/2} with b the float64 e^{1/z²} rounded up two ulps: h̃ is h for a noise multiplier
+// z̃ ≤ z, whose χ^m divergences are at least the true ones (they grow as the noise shrinks), so the result
+// stays an upper bound. The precision comes from the lower bound Δ^m h(0) = E[Y^m] ≥ (E[Y²])^{m/2} (Y =
+// e^L − 1, m even) with E[Y²] = e^{1/z²} − 1, and each value carries the bound N³·2^N·2^{−prec}·max_{k≤m} h(k)
+// on the rounding of N levels of differencing (level m involves h(0), …, h(m) only). A value is replaced only where it is smaller.
+func bigForwardDiffs(z float64, N int, redo []int, d []float64) {
+	c := 1 / (z * z)
+	if c > 700 {
+		return
+	}
+	lnD2 := math.Log(math.Expm1(c))
+	lnMax := func(m int) float64 { return float64(m) * float64(m-1) / 2 * c } // ln max_{k≤m} h(k)
+	base := 96 + float64(N) + 3*math.Log2(float64(N))
+	bits := 0.0
+	want := make([]bool, N+1)
+	last := 0
+	for _, m := range redo {
+		if need := base + (lnMax(m)-float64(m)/2*lnD2)/math.Ln2; need <= maxForwardDiffPrec {
+			bits = math.Max(bits, need)
+			want[m] = true
+			last = max(last, m)
+		}
+	}
+	if last == 0 {
+		return
+	}
+	prec := uint(bits+63) / 64 * 64
+	b := math.Nextafter(math.Nextafter(math.Exp(c), math.Inf(1)), math.Inf(1))
+	bb := new(big.Float).SetPrec(prec).SetFloat64(b)
+	vec := make([]*big.Float, N+1)
+	pw := new(big.Float).SetPrec(prec).SetFloat64(1) // b^{k−1}
+	for k := range vec {
+		vec[k] = new(big.Float).SetPrec(prec).SetFloat64(1)
+		if k >= 2 {
+			pw.Mul(pw, bb)
+			vec[k].Mul(vec[k-1], pw)
+		}
+	}
+	mant := new(big.Float)
+	for m := 1; m <= last; m++ {
+		for j := 0; j+m <= N; j++ {
+			vec[j].Sub(vec[j+1], vec[j])
+		}
+		if !want[m] {
+			continue
+		}
+		v := math.Inf(-1)
+		if vec[0].Sign() > 0 {
+			e := vec[0].MantExp(mant)
+			mf, _ := mant.Float64()
+			v = math.Log(mf) + float64(e)*math.Ln2
+		}
+		errLog := 3*math.Log(float64(N)) + float64(N)*math.Ln2 - float64(prec)*math.Ln2 + lnMax(m)
+		d[m-1] = math.Min(d[m-1], logAdd(v, errLog))
+	}
+}
+
+// logComb is ln C(n, k) through the log-gamma function.
+func logComb(n, k float64) float64 {
+	a, _ := math.Lgamma(n + 1)
+	b, _ := math.Lgamma(k + 1)
+	c, _ := math.Lgamma(n - k + 1)
+	return a - b - c
+}
+
+// logWORInt is (α−1)·ε'(α) of the without-replacement bound at integer α ≥ 2; fd is used when
+// α ≤ worExactOrder.
+func logWORInt(q, z float64, alpha int, fd []float64) float64 {
+	if alpha == 1 {
+		return 0
+	}
+	cgf := func(x float64) float64 { return x * (x + 1) / (2 * z * z) } // (x)·ε(x+1)
+	e2 := 2 / (2 * z * z)
 	lq := math.Log(q)
 	a := float64(alpha)
-	logC2 := math.Log(a * (a - 1) / 2)
-	e2 := eps(2)
 	// min{4(e^{ε(2)} − 1), 2e^{ε(2)}} in log space.
-	second := math.Min(math.Log(4)+logSub(e2, 0), math.Log(2)+e2)
-	acc := logAdd(0, 2*lq+logC2+second)
-	logC := logC2
+	logF2m1 := e2 + math.Log1p(-math.Exp(-e2))
+	acc := logAdd(0, 2*lq+logComb(a, 2)+math.Min(math.Log(4)+logF2m1, e2+math.Ln2))
+	exact := alpha <= worExactOrder && len(fd) >= alpha+1
 	for j := 3; j <= alpha; j++ {
 		fj := float64(j)
-		logC += math.Log((a - fj + 1) / fj)
-		acc = logAdd(acc, math.Log(2)+fj*lq+logC+(fj-1)*eps(fj))
+		s := math.Ln2 + cgf(fj-1)
+		if exact {
+			lo, hi := fd[2*(j/2)-1], fd[2*((j+1)/2)-1]
+			s = math.Min(math.Log(4)+0.5*(lo+hi), s)
+		}
+		acc = logAdd(acc, s+fj*lq+logComb(a, fj))
 	}
 	return acc
 }
@@ -226,18 +475,27 @@ func (c Conversion) String() string {
 }
 
 // RDPToEpsilon returns min over the orders of the (ε at δ) that each order's RDP value gives, and the order
-// attaining it. ε is clamped at 0.
+// attaining it. ε is clamped at 0. An infinite RDP value gives ε = ∞ at its order; if every order does,
+// ε = ∞ (no guarantee). The improved conversion also uses, at every order, the total-variation bound
+// δ ≥ √(1 − e^{−RDP}) (KL ≤ RDP at any order > 1; Bretagnolle–Huber): ε = 0 when it already holds, as
+// dp_accounting does.
 func RDPToEpsilon(orders, rdp []float64, delta float64, conv Conversion) (eps, order float64, err error) {
-	if err := firstErr(checkDeltaPositive(delta), checkCurve(orders, rdp)); err != nil {
+	if err := firstErr(checkDeltaPositive(delta), checkCurve(orders, rdp), checkConversion(conv)); err != nil {
 		return 0, 0, err
 	}
 	eps = math.Inf(1)
+	order = orders[0]
 	ld := math.Log(delta)
 	for i, a := range orders {
 		var e float64
-		if conv == ConversionClassic {
+		switch {
+		case math.IsInf(rdp[i], 1):
+			e = math.Inf(1)
+		case conv == ConversionClassic:
 			e = rdp[i] - ld/(a-1)
-		} else {
+		case delta*delta+math.Expm1(-rdp[i]) > 0:
+			e = 0
+		default:
 			e = rdp[i] + math.Log1p(-1/a) - (ld+math.Log(a))/(a-1)
 		}
 		if e < eps {
@@ -248,18 +506,28 @@ func RDPToEpsilon(orders, rdp []float64, delta float64, conv Conversion) (eps, o
 }
 
 // RDPToDelta returns min over the orders of the δ at ε that each order's RDP value gives (at most 1), and
-// the order attaining it.
+// the order attaining it. The improved conversion also uses δ ≤ √(1 − e^{−RDP}) (see RDPToEpsilon).
 func RDPToDelta(orders, rdp []float64, epsilon float64, conv Conversion) (delta, order float64, err error) {
-	if err := firstErr(inRange("epsilon", epsilon, 0, math.Inf(1), true, false), checkCurve(orders, rdp)); err != nil {
+	if err := firstErr(inRange("epsilon", epsilon, 0, math.Inf(1), true, false), checkCurve(orders, rdp),
+		checkConversion(conv)); err != nil {
 		return 0, 0, err
 	}
 	logDelta := math.Inf(1)
+	order = orders[0]
 	for i, a := range orders {
 		var ld float64
-		if conv == ConversionClassic {
+		switch {
+		case math.IsInf(rdp[i], 1):
+			ld = math.Inf(1)
+		case conv == ConversionClassic:
 			ld = (a - 1) * (rdp[i] - epsilon)
-		} else {
+		default:
 			ld = (a-1)*(rdp[i]-epsilon+math.Log1p(-1/a)) - math.Log(a)
+			tv := math.Inf(-1)
+			if rdp[i] > 0 {
+				tv = 0.5 * math.Log(-math.Expm1(-rdp[i]))
+			}
+			ld = math.Min(ld, tv)
 		}
 		if ld < logDelta {
 			logDelta, order = ld, a
@@ -269,15 +537,15 @@ func RDPToDelta(orders, rdp []float64, epsilon float64, conv Conversion) (delta,
 }
 
 func checkCurve(orders, rdp []float64) error {
-	if len(orders) == 0 || len(orders) != len(rdp) {
-		return fmt.Errorf("mechanisms: %d orders for %d RDP values: need the same, non-zero number", len(orders), len(rdp))
+	if len(orders) != len(rdp) {
+		return check.Errorf("rdp", float64(len(rdp)), "one RDP value per order (%d orders)", len(orders))
 	}
-	for i, a := range orders {
-		if err := checkOrder(a); err != nil {
-			return err
-		}
+	if err := checkOrders(orders); err != nil {
+		return err
+	}
+	for i := range orders {
 		if math.IsNaN(rdp[i]) || rdp[i] < 0 {
-			return &ParamError{Pkg: "mechanisms", Param: fmt.Sprintf("rdp[%d]", i), Value: rdp[i], Allowed: "[0, ∞]"}
+			return check.Errorf(fmt.Sprintf("rdp[%d]", i), rdp[i], "[0, ∞]")
 		}
 	}
 	return nil
@@ -309,4 +577,16 @@ func MomentsDelta(lambdas, logMoments []float64, epsilon float64) float64 {
 // omitting an O(q³λ³/σ³) term. For small q it is about twice the exact log moment λ·RDP(λ+1).
 func AbadiLemma3LogMoment(q, sigma, lambda float64) float64 {
 	return q * q * lambda * (lambda + 1) / ((1 - q) * sigma * sigma)
+}
+
+// worOrderNeed is the largest ⌈α⌉ ≤ worExactOrder among the orders: how far the forward differences of
+// the without-replacement bound must go.
+func worOrderNeed(orders []float64) int {
+	n := 2
+	for _, a := range orders {
+		if a <= worExactOrder {
+			n = max(n, int(math.Ceil(a)))
+		}
+	}
+	return n
 }

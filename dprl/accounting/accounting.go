@@ -137,7 +137,8 @@ func Epsilon(m Method, w Workload, delta float64) (float64, error) {
 		if err != nil {
 			return 0, err
 		}
-		return compose(a, mechanisms.SampledWithoutReplacement{N: w.N, Batch: b, Event: mechanisms.GaussianEvent{NoiseMultiplier: w.Z / 2}})
+		return compose(a, mechanisms.SampledWithoutReplacement{N: w.N, Batch: b, Event: mechanisms.GaussianEvent{NoiseMultiplier: w.Z / 2},
+			GeneralBound: true})
 	case AdvancedComposition, OptimalComposition:
 		d0 := delta / (2 * float64(w.Steps))
 		one, err := mechanisms.NewPLDAccountant(mechanisms.PLDParams{})

@@ -422,7 +422,8 @@ func GPOPEEpsilon(acc GPOPEAccounting, n, T int, sigma, clip, delta float64, ord
 	var ev mechanisms.Event
 	switch acc {
 	case AccountingPaper:
-		ev = mechanisms.SampledWithoutReplacement{N: n, Batch: 1, Event: mechanisms.GaussianEvent{NoiseMultiplier: sigma / (2 * clip)}}
+		ev = mechanisms.SampledWithoutReplacement{N: n, Batch: 1, Event: mechanisms.GaussianEvent{NoiseMultiplier: sigma / (2 * clip)},
+			GeneralBound: true}
 	default:
 		ev = mechanisms.PoissonSampled{Q: 1 / float64(n), Event: mechanisms.GaussianEvent{NoiseMultiplier: sigma / clip}}
 	}
