@@ -94,7 +94,7 @@ func laplaceTails(b float64) lossTails {
 		case eps < -e0:
 			return 0, negInf, 0, negInf
 		}
-		t := (1 - eps/e0) / 2 // in (0, 1]
+		t := (1 - eps/e0) / 2        // in (0, 1]
 		pAbove := -t/b - math.Ln2    // ln P(x ≥ t) = ln(e^{−t/b}/2)
 		qBelow := (t-1)/b - math.Ln2 // ln Q(x < t) = ln(e^{(t−1)/b}/2)
 		return complementLog(pAbove), pAbove, qBelow, complementLog(qBelow)
@@ -121,7 +121,7 @@ func mixedTails(p float64, inner lossTails) lossTails {
 // ok = false if the loss reaches beyond ±1e12 with more than tail mass.
 func lossRange(lt lossTails, tail float64) (lo, hi float64, ok bool) {
 	lt0 := math.Log(tail)
-	above := func(e float64) bool { sp, _, _, _ := lt(e); return sp <= lt0 }  // P(L > e) ≤ tail
+	above := func(e float64) bool { sp, _, _, _ := lt(e); return sp <= lt0 } // P(L > e) ≤ tail
 	below := func(e float64) bool { _, cp, _, _ := lt(e); return cp <= lt0 } // P(L ≤ e) ≤ tail
 	const limit = 1e12
 	hi = 1.0
