@@ -199,9 +199,9 @@ func (a *PLDAccountant) EpsilonBounds(delta float64) (eps, lower float64, err er
 	h := a.p.Discretization
 	for _, d := range []*pmf{a.remove, a.add} {
 		if (delta-d.num)*math.Exp(-d.rel) <= d.inf {
-			return 0, 0, check.Errorf("delta", delta, "(%s, 1): the accountant moved %s of probability to infinite "+
-				"loss (TailMass %s per truncation) and cannot certify a finite ε below it",
-				fmtBound(d.inf+d.num), fmtBound(d.inf+d.num), fmtBound(a.p.TailMass))
+			return 0, 0, check.Errorf("delta", delta, "(%s, 1): below it lie the probability moved to infinite "+
+				"loss by truncation (%s, TailMass %s each) and the round-off bound (%s), so no finite ε is certified",
+				fmtBound(d.inf+d.num), fmtBound(d.inf), fmtBound(a.p.TailMass), fmtBound(d.num))
 		}
 		eps = math.Max(eps, d.epsilon((delta-d.num)*math.Exp(-d.rel), h))
 		de := delta * 1e-3
