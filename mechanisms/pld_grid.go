@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/cmplx"
-
-	"gonum.org/v1/gonum/dsp/fourier"
 )
 
 // pmf is a discretised privacy loss distribution: mass p[i] at loss (lo+i)·h, plus mass inf at +∞. Beside
@@ -240,18 +238,18 @@ func composePower(acc, d *pmf, k int, tail float64, maxPoints int) (*pmf, error)
 	if err != nil || size > maxPoints {
 		return nil, &GridError{Points: need, Limit: maxPoints}
 	}
-	fft := fourier.NewFFT(size)
+	fft := newRealFFT(size)
 	seq := make([]float64, size)
 	copy(seq, d.p)
-	coef := fft.Coefficients(nil, seq)
+	coef := fft.forward(nil, seq)
 	var accCoef []complex128
 	if !acc.trivial() {
 		clear(seq)
 		copy(seq, acc.p)
-		accCoef = fft.Coefficients(nil, seq)
+		accCoef = fft.forward(nil, seq)
 	}
 	fk := float64(k)
-	logN := math.Log2(float64(size))
+	logN := math.Log2(float64(size)) + 2 // + the real-packing steps
 	// Round-off: the forward coefficients are off by at most ec = 8u·log₂N·√N·‖x‖₂ in ℓ2 (Higham 2002,
 	// §24.1), so each by at most ec, and their k-th powers by k·(|X| + ec)^{k−1} times their own error, at
 	// most k·(1 + ec)^{k−1}·ec in ℓ2 in all, plus the power's own rounding.
@@ -285,15 +283,14 @@ func composePower(acc, d *pmf, k int, tail float64, maxPoints int) (*pmf, error)
 		}
 		errSq += w * e * e
 	}
-	fft.Sequence(seq, coef)
-	inv := 1 / float64(size)
+	fft.inverse(seq, coef)
 	out := &pmf{lo: int(base + Lk), p: make([]float64, n)}
 	start := int(Lk) // offset of the window's first point from base
 	sum := 0.0
 	sq := 0.0
 	for i := range out.p {
 		s := start + i
-		v := seq[((s%size)+size)%size] * inv
+		v := seq[((s%size)+size)%size]
 		if v > 0 {
 			out.p[i] = v
 			sum += v
@@ -340,31 +337,17 @@ func truncate(d *pmf, tail float64) *pmf {
 // maxPLDPoints is the default cap on a privacy-loss grid: 2²³ points, about 250 MB of buffers at most.
 const maxPLDPoints = 1 << 23
 
-// fftSize is the smallest 2^a·3^b·5^c ≥ n (sizes gonum's FFT handles fast) that gonum's FFT can factor: its
-// fftpack keeps at most 13 factors (fours first, then a two, threes and fives). Grids beyond maxPLDPoints are
-// an error.
+// fftSize is the smallest power of two ≥ max(n, 4) (the lengths realFFT takes). Grids beyond maxPLDPoints
+// are an error.
 func fftSize(n int) (int, error) {
 	if n > maxPLDPoints {
 		return 0, &GridError{Points: n, Limit: maxPLDPoints}
 	}
-	factors := func(a, b, c int) int { return a/2 + a%2 + b + c }
-	best := 1 // the power of two: at most 12 factors below the cap
-	for best < n {
-		best *= 2
+	size := 4
+	for size < n {
+		size *= 2
 	}
-	for p5, c := 1, 0; p5 < best; p5, c = p5*5, c+1 {
-		for p35, b := p5, 0; p35 < best; p35, b = p35*3, b+1 {
-			s, a := p35, 0
-			for s < n {
-				s *= 2
-				a++
-			}
-			if s < best && factors(a, b, c) <= 13 {
-				best = s
-			}
-		}
-	}
-	return best, nil
+	return size, nil
 }
 
 // delta is Σ_{ℓ>ε} p(ℓ)(1 − e^{ε−ℓ}) + inf.

@@ -1,0 +1,117 @@
+package mechanisms
+
+import (
+	"math"
+	"math/bits"
+)
+
+// realFFT transforms real sequences of a power-of-two length n ≥ 4 through one complex radix-2
+// Cooley–Tukey transform of length n/2 (even samples as real parts, odd ones as imaginary parts), with
+// twiddle factors computed directly by Sincos (so the round-off bounds of Higham 2002, §24.1, hold).
+type realFFT struct {
+	n    int
+	tw   []complex128 // e^{−2πij/(n/2)}, j < n/4
+	half []complex128 // e^{−2πik/n}, k ≤ n/2
+	rev  []int32      // bit reversal of log₂(n/2) bits
+}
+
+func newRealFFT(n int) *realFFT {
+	m := n / 2
+	f := &realFFT{n: n, tw: make([]complex128, m/2), half: make([]complex128, m+1), rev: make([]int32, m)}
+	for j := range f.tw {
+		s, c := math.Sincos(-2 * math.Pi * float64(j) / float64(m))
+		f.tw[j] = complex(c, s)
+	}
+	for k := range f.half {
+		s, c := math.Sincos(-2 * math.Pi * float64(k) / float64(n))
+		f.half[k] = complex(c, s)
+	}
+	shift := 64 - uint(bits.TrailingZeros(uint(m)))
+	for i := range f.rev {
+		f.rev[i] = int32(bits.Reverse64(uint64(i)) >> shift)
+	}
+	return f
+}
+
+// cfft transforms z in place (e^{−2πi jk/m} kernel; conj = true for e^{+2πi jk/m}), unnormalised.
+func (f *realFFT) cfft(z []complex128, conj bool) {
+	m := len(z)
+	for i, r := range f.rev {
+		if j := int(r); i < j {
+			z[i], z[j] = z[j], z[i]
+		}
+	}
+	for size := 2; size <= m; size <<= 1 {
+		h := size / 2
+		stride := m / size
+		for start := 0; start < m; start += size {
+			a := z[start : start+h]
+			b := z[start+h : start+size]
+			for j := range a {
+				w := f.tw[j*stride]
+				if conj {
+					w = complex(real(w), -imag(w))
+				}
+				t := w * b[j]
+				b[j] = a[j] - t
+				a[j] += t
+			}
+		}
+	}
+}
+
+// forward returns the coefficients X_k = Σ x_j e^{−2πi jk/n} for k = 0..n/2 (x has length n; it is not
+// modified). buf, if long enough, is reused.
+func (f *realFFT) forward(buf []complex128, x []float64) []complex128 {
+	m := f.n / 2
+	if cap(buf) < m+1 {
+		buf = make([]complex128, m+1)
+	}
+	z := buf[:m]
+	for j := range z {
+		z[j] = complex(x[2*j], x[2*j+1])
+	}
+	f.cfft(z, false)
+	out := buf[:m+1]
+	z0 := z[0]
+	// X_k = E_k + e^{−2πik/n}·O_k, E_k = (Z_k + conj Z_{m−k})/2, O_k = (Z_k − conj Z_{m−k})/(2i); pairs (k, m−k).
+	for k := 1; k <= m/2; k++ {
+		zk, zm := z[k], z[m-k]
+		ek := (zk + cmplxConj(zm)) / 2
+		ok := (zk - cmplxConj(zm)) * complex(0, -0.5)
+		em := (zm + cmplxConj(zk)) / 2
+		om := (zm - cmplxConj(zk)) * complex(0, -0.5)
+		out[k] = ek + f.half[k]*ok
+		out[m-k] = em + f.half[m-k]*om
+	}
+	out[0] = complex(real(z0)+imag(z0), 0)
+	out[m] = complex(real(z0)-imag(z0), 0)
+	return out
+}
+
+// inverse writes x_j = (1/n)·Σ_k X_k e^{2πi jk/n} (the real sequence with coefficients X, k = 0..n/2) into x;
+// X is overwritten.
+func (f *realFFT) inverse(x []float64, X []complex128) {
+	m := f.n / 2
+	// Z_k = E_k + i·O_k with E_k = (X_k + conj X_{m−k})/2, O_k = (X_k − conj X_{m−k})·e^{2πik/n}/2.
+	for k := 0; k <= m/2; k++ {
+		xk, xm := X[k], X[m-k]
+		ek := (xk + cmplxConj(xm)) / 2
+		ok := (xk - cmplxConj(xm)) * cmplxConj(f.half[k]) / 2
+		em := (xm + cmplxConj(xk)) / 2
+		om := (xm - cmplxConj(xk)) * cmplxConj(f.half[m-k]) / 2
+		X[k] = ek + complex(0, 1)*ok
+		if k != m-k && k != 0 {
+			X[m-k] = em + complex(0, 1)*om
+		}
+	}
+	// k = 0 used X_m as its partner; X_0's partner pair is complete now.
+	z := X[:m]
+	f.cfft(z, true)
+	s := 1 / float64(m)
+	for j, v := range z {
+		x[2*j], x[2*j+1] = real(v)*s, imag(v)*s
+	}
+}
+
+func cmplxConj(z complex128) complex128 { return complex(real(z), -imag(z)) }
