@@ -3,6 +3,7 @@ package mechanisms
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // PLDParams configures a privacy-loss-distribution accountant. The zero value of each field selects its
@@ -15,8 +16,8 @@ type PLDParams struct {
 	// loss beyond it is cut pessimistically (the upper tail to +∞, the lower tail onto the lowest kept
 	// loss), and a composition's window leaves out at most this much on each side.
 	TailMass float64
-	// MaxGridPoints caps every grid and transform the accountant builds, in [16, 2²³] (default 2²³, about
-	// 250 MB of buffers at most). A composition that needs more returns a *GridError before allocating.
+	// MaxGridPoints caps every grid and transform the accountant builds, in [16, 2²²] (default 2²², at most about
+	// 450 MB of buffers for the two directions together). A composition that needs more returns a *GridError before allocating.
 	MaxGridPoints int
 }
 
@@ -131,15 +132,25 @@ func (a *PLDAccountant) Compose(e Event, count int) error {
 		return err
 	}
 	p := a.p
+	// The two directions are independent: compute them concurrently (each result is the same whatever the
+	// scheduling, so the accountant stays deterministic).
 	var out [2]*pmf
+	var errs [2]error
+	var wg sync.WaitGroup
 	for i, dir := range []struct {
 		lt  lossTails
 		acc *pmf
 	}{{r, a.remove}, {d, a.add}} {
-		one, err := discretize(dir.lt, p.Discretization, p.TailMass, p.MaxGridPoints)
-		if err == nil {
-			out[i], err = composePower(dir.acc, one, count, p.TailMass, p.MaxGridPoints)
-		}
+		wg.Go(func() {
+			one, err := discretize(dir.lt, p.Discretization, p.TailMass, p.MaxGridPoints)
+			if err == nil {
+				out[i], err = composePower(dir.acc, one, count, p.TailMass, p.MaxGridPoints)
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if ge, ok := err.(*GridError); ok {
 			ge.Event, ge.Count, ge.Discretization = e, count, p.Discretization
 			return ge

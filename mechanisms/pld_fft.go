@@ -3,7 +3,24 @@ package mechanisms
 import (
 	"math"
 	"math/bits"
+	"sync"
 )
+
+// fftPlans caches the twiddle tables of lengths up to 2²⁰ (about 14 MB for the largest), which are
+// read-only once built and shared by every accountant.
+var fftPlans sync.Map // int → *realFFT
+
+// planFFT returns the (cached) transform of length n.
+func planFFT(n int) *realFFT {
+	if f, ok := fftPlans.Load(n); ok {
+		return f.(*realFFT)
+	}
+	f := newRealFFT(n)
+	if n <= 1<<20 {
+		fftPlans.Store(n, f)
+	}
+	return f
+}
 
 // realFFT transforms real sequences of a power-of-two length n ≥ 4 through one complex radix-2
 // Cooley–Tukey transform of length n/2 (even samples as real parts, odd ones as imaginary parts), with

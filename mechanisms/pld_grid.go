@@ -238,7 +238,7 @@ func composePower(acc, d *pmf, k int, tail float64, maxPoints int) (*pmf, error)
 	if err != nil || size > maxPoints {
 		return nil, &GridError{Points: need, Limit: maxPoints}
 	}
-	fft := newRealFFT(size)
+	fft := planFFT(size)
 	seq := make([]float64, size)
 	copy(seq, d.p)
 	coef := fft.forward(nil, seq)
@@ -334,8 +334,9 @@ func truncate(d *pmf, tail float64) *pmf {
 	return &out
 }
 
-// maxPLDPoints is the default cap on a privacy-loss grid: 2²³ points, about 250 MB of buffers at most.
-const maxPLDPoints = 1 << 23
+// maxPLDPoints is the default cap on a privacy-loss grid: 2²² points, about 220 MB of buffers per direction
+// at most (two directions are composed at once).
+const maxPLDPoints = 1 << 22
 
 // fftSize is the smallest power of two ≥ max(n, 4) (the lengths realFFT takes). Grids beyond maxPLDPoints
 // are an error.
