@@ -18,16 +18,18 @@ func complementLog(l float64) float64 {
 	return math.Log1p(-math.Exp(l))
 }
 
-// gaussianSide returns ln Φ̄(t) and ln Φ(t), from one evaluation of the smaller tail.
+// gaussianSide returns ln Φ̄(t) and ln Φ(t), from one evaluation of the smaller tail v = Φ̄(|t|): ln v and
+// ln(1 − v).
 func gaussianSide(t float64) (upper, lower float64) {
 	a := math.Abs(t) / math.Sqrt2
-	var small float64 // ln Φ̄(|t|)
+	var small, large float64
 	if a < 25 {
-		small = math.Log(0.5 * math.Erfc(a))
+		v := 0.5 * math.Erfc(a)
+		small, large = math.Log(v), math.Log1p(-v)
 	} else {
 		small = logErfc(a) - math.Ln2
+		large = -math.Exp(small) // ln(1 − v) = −v to double precision for v < 1e−270
 	}
-	large := complementLog(small)
 	if t >= 0 {
 		return small, large
 	}
