@@ -28,16 +28,17 @@ func planFFT(n int) *realFFT {
 type realFFT struct {
 	n    int
 	tw   []complex128 // e^{−2πij/(n/2)}, j < n/4
+	twc  []complex128 // their conjugates
 	half []complex128 // e^{−2πik/n}, k ≤ n/2
 	rev  []int32      // bit reversal of log₂(n/2) bits
 }
 
 func newRealFFT(n int) *realFFT {
 	m := n / 2
-	f := &realFFT{n: n, tw: make([]complex128, m/2), half: make([]complex128, m+1), rev: make([]int32, m)}
+	f := &realFFT{n: n, tw: make([]complex128, m/2), twc: make([]complex128, m/2), half: make([]complex128, m+1), rev: make([]int32, m)}
 	for j := range f.tw {
 		s, c := math.Sincos(-2 * math.Pi * float64(j) / float64(m))
-		f.tw[j] = complex(c, s)
+		f.tw[j], f.twc[j] = complex(c, s), complex(c, -s)
 	}
 	for k := range f.half {
 		s, c := math.Sincos(-2 * math.Pi * float64(k) / float64(n))
@@ -50,7 +51,9 @@ func newRealFFT(n int) *realFFT {
 	return f
 }
 
-// cfft transforms z in place (e^{−2πi jk/m} kernel; conj = true for e^{+2πi jk/m}), unnormalised.
+// cfft transforms z in place (e^{−2πi jk/m} kernel; conj = true for e^{+2πi jk/m}), unnormalised: bit
+// reversal, then the radix-2 stages two at a time (one pass over the data per pair), after a single
+// size-2 stage when log₂m is odd.
 func (f *realFFT) cfft(z []complex128, conj bool) {
 	m := len(z)
 	for i, r := range f.rev {
@@ -58,20 +61,38 @@ func (f *realFFT) cfft(z []complex128, conj bool) {
 			z[i], z[j] = z[j], z[i]
 		}
 	}
-	for size := 2; size <= m; size <<= 1 {
-		h := size / 2
-		stride := m / size
-		for start := 0; start < m; start += size {
-			a := z[start : start+h]
-			b := z[start+h : start+size]
-			for j := range a {
-				w := f.tw[j*stride]
-				if conj {
-					w = complex(real(w), -imag(w))
-				}
-				t := w * b[j]
-				b[j] = a[j] - t
-				a[j] += t
+	tw := f.tw
+	if conj {
+		tw = f.twc
+	}
+	L := 1 // current butterfly half-size
+	if bits.TrailingZeros(uint(m))%2 == 1 {
+		for i := 0; i < m; i += 2 {
+			a, b := z[i], z[i+1]
+			z[i], z[i+1] = a+b, a-b
+		}
+		L = 2
+	}
+	// rot is −i (forward) or +i (inverse): W_{4L}^{j+L} = rot·W_{4L}^j.
+	rot := complex(0, -1)
+	if conj {
+		rot = complex(0, 1)
+	}
+	for ; 4*L <= m; L *= 4 {
+		s1, s2 := m/(2*L), m/(4*L)
+		for b := 0; b < m; b += 4 * L {
+			q0 := z[b : b+L]
+			q1 := z[b+L : b+2*L]
+			q2 := z[b+2*L : b+3*L]
+			q3 := z[b+3*L : b+4*L]
+			for j := range q0 {
+				w1, w2 := tw[j*s1], tw[j*s2]
+				t1, t3 := w1*q1[j], w1*q3[j]
+				b0, b1 := q0[j]+t1, q0[j]-t1
+				b2, b3 := q2[j]+t3, q2[j]-t3
+				u, v := w2*b2, rot*(w2*b3)
+				q0[j], q2[j] = b0+u, b0-u
+				q1[j], q3[j] = b1+v, b1-v
 			}
 		}
 	}

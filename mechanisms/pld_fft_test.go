@@ -10,7 +10,7 @@ import (
 // TestRealFFT compares the transform with a direct DFT and checks that inverse(forward(x)) = x.
 func TestRealFFT(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{4, 8, 64, 1024} {
+	for _, n := range []int{4, 8, 16, 32, 64, 1024, 2048} {
 		x := make([]float64, n)
 		for i := range x {
 			x[i] = r.Float64() - 0.3
