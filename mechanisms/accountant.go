@@ -1,6 +1,7 @@
 package mechanisms
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -310,12 +311,26 @@ func (a *GDPAccountant) Delta(epsilon float64) (float64, error) {
 // History lists the recorded events.
 func (a *GDPAccountant) History() []string { return append([]string(nil), a.history...) }
 
+// tooSpread reports whether err is a *GridError: the privacy loss was too spread to account, which
+// CalibrateNoise and MaxSteps read as an ε above any budget (more noise or fewer steps shrink the grid).
+func tooSpread(err error) bool {
+	var g *GridError
+	return errors.As(err, &g)
+}
+
 // CalibrateNoise finds, by bisection, the smallest noise multiplier z in [lo, hi] for which epsAt(z) ≤ target,
 // where epsAt builds the accountant for the run at noise z and returns its ε (decreasing in z). It fails if
-// even hi does not reach the target.
-func CalibrateNoise(target, lo, hi float64, epsAt func(z float64) (float64, error)) (float64, error) {
+// even hi does not reach the target. A *GridError from epsAt counts as an ε above the target.
+func CalibrateNoise(target, lo, hi float64, epsAt0 func(z float64) (float64, error)) (float64, error) {
 	if err := firstErr(checkEpsilon(target), inRange("lo", lo, 0, hi, false, false)); err != nil {
 		return 0, err
+	}
+	epsAt := func(z float64) (float64, error) {
+		e, err := epsAt0(z)
+		if err != nil && tooSpread(err) {
+			return math.Inf(1), nil
+		}
+		return e, err
 	}
 	eHi, err := epsAt(hi)
 	if err != nil {
@@ -352,7 +367,8 @@ func CalibrateNoise(target, lo, hi float64, epsAt func(z float64) (float64, erro
 
 // MaxSteps returns the largest number of runs n ≤ limit of e whose composition stays within (ε, δ) under
 // the accountant that newAccountant builds (fresh for every trial count): "train until the budget is spent".
-// It returns limit when even limit runs fit, and 0 when a single run does not.
+// It returns limit when even limit runs fit, and 0 when a single run does not. A *GridError counts as not
+// fitting.
 func MaxSteps(newAccountant func() (Accountant, error), e Event, epsilon, delta float64, limit int) (int, error) {
 	if err := firstErr(checkEpsilon(epsilon), checkDeltaPositive(delta)); err != nil {
 		return 0, err
@@ -366,6 +382,9 @@ func MaxSteps(newAccountant func() (Accountant, error), e Event, epsilon, delta 
 			return false, err
 		}
 		if err := a.Compose(e, n); err != nil {
+			if tooSpread(err) {
+				return false, nil
+			}
 			return false, err
 		}
 		eps, err := a.Epsilon(delta)
