@@ -1,6 +1,8 @@
 package envs
 
 import (
+	"errors"
+
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -43,11 +45,19 @@ type Dataset struct {
 // stream derived from it, and actions are drawn from another), recording each step with its behaviour
 // probability. The trajectories are tagged with expert.
 func Collect(env Env, pol Policy, n int, src rand.Source, expert int) ([]Trajectory, error) {
+	switch {
+	case env == nil:
+		return nil, errors.New("envs: env = nil: Collect needs an environment")
+	case pol == nil:
+		return nil, errors.New("envs: pol = nil: Collect needs a policy")
+	case src == nil:
+		return nil, errors.New("envs: src = nil: Collect needs a rand.Source")
+	}
 	if pol.NumActions() != env.NumActions() {
 		return nil, fmt.Errorf("envs: policy has %d actions, %s has %d", pol.NumActions(), env.Name(), env.NumActions())
 	}
-	if n < 0 {
-		return nil, fmt.Errorf("envs: number of episodes %d is outside the allowed range [0, ∞)", n)
+	if err := check.AtLeast("n", n, 0); err != nil {
+		return nil, err
 	}
 	rng := rand.New(src)
 	probs := make([]float64, env.NumActions())

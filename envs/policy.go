@@ -1,6 +1,8 @@
 package envs
 
 import (
+	"dprl/dprl/param"
+
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -85,6 +87,17 @@ func NewTablePolicy(p [][]float64) (*TablePolicy, error) {
 
 // ConstantTable returns the table policy with the same action probabilities in each of n states.
 func ConstantTable(n int, probs ...float64) (*TablePolicy, error) {
+	if err := check.Int("n", n, 1, 1<<24); err != nil {
+		return nil, err
+	}
+	if len(probs) == 0 {
+		return nil, check.Errorf("probs", 0, "at least one action probability")
+	}
+	for a, q := range probs {
+		if err := check.In(fmt.Sprintf("probs[%d]", a), q, param.Probability); err != nil {
+			return nil, err
+		}
+	}
 	p := make([][]float64, n)
 	for s := range p {
 		p[s] = append([]float64(nil), probs...)
