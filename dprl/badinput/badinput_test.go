@@ -563,7 +563,7 @@ func table(t *testing.T) []row {
 		return rel(figure.Curves(figure.Options{}, figure.Series{Name: "s", X: []float64{1, 2}, Y: [][]float64{{1}}}))
 	}},
 		row{"figure.Curves/no trials", "Y", "", func() error { return rel(figure.Curves(figure.Options{}, figure.Series{Name: "s", X: []float64{1}})) }},
-		row{"figure.Curves/only NaN", "Series", "", func() error {
+		row{"figure.Curves/only NaN", "series", "", func() error {
 			return rel(figure.Curves(figure.Options{}, figure.Series{Name: "s", X: []float64{1}, Y: [][]float64{{nan}}}))
 		}},
 		row{"figure.PNG/p=nil", "p", "", func() error { return rel(figure.PNG(nil, figure.DefaultSize)) }},
