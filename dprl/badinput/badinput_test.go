@@ -393,8 +393,12 @@ func table(t *testing.T) []row {
 		row{"NewPLDAccountant/Discretization=NaN", "Discretization", "NaN", func() error { return rel(mechanisms.NewPLDAccountant(mechanisms.PLDParams{Discretization: nan})) }},
 		row{"NewPLDAccountant/Discretization=-1", "Discretization", "-1", func() error { return rel(mechanisms.NewPLDAccountant(mechanisms.PLDParams{Discretization: -1})) }},
 		row{"NewPLDAccountant/TailMass=2", "TailMass", "2", func() error { return rel(mechanisms.NewPLDAccountant(mechanisms.PLDParams{TailMass: 2})) }},
-		row{"NewRDPAccountant/orders with 0.5", "orders", "0.5", func() error { return rel(mechanisms.NewRDPAccountant([]float64{0.5, 2}, mechanisms.ConversionImproved)) }},
-		row{"NewRDPAccountant/orders with NaN", "orders", "NaN", func() error { return rel(mechanisms.NewRDPAccountant([]float64{2, nan}, mechanisms.ConversionImproved)) }},
+		row{"NewRDPAccountant/orders with 0.5", "orders", "0.5", func() error {
+			return rel(mechanisms.NewRDPAccountant([]float64{0.5, 2}, mechanisms.ConversionImproved))
+		}},
+		row{"NewRDPAccountant/orders with NaN", "orders", "NaN", func() error {
+			return rel(mechanisms.NewRDPAccountant([]float64{2, nan}, mechanisms.ConversionImproved))
+		}},
 		row{"NewRDPAccountant/conv=9", "conv", "9", func() error { return rel(mechanisms.NewRDPAccountant([]float64{2, 3}, 9)) }},
 		row{"Orders/name=bogus", "name", "bogus", func() error { return rel(mechanisms.Orders("bogus")) }},
 		row{"RDPPoissonGaussian/q=1.5", "q", "1.5", func() error { return rel(mechanisms.RDPPoissonGaussian(1.5, 1, 2)) }},
@@ -403,9 +407,15 @@ func table(t *testing.T) []row {
 		row{"RDPPoissonGaussian/alpha=1e9 (bounded work)", "alpha", "", func() error { return rel(mechanisms.RDPPoissonGaussian(0.01, 1, 1e9+0.5)) }},
 		row{"RDPSampledWithoutReplacementGaussian/q=-1", "q", "-1", func() error { return rel(mechanisms.RDPSampledWithoutReplacementGaussian(-1, 1, 2)) }},
 		row{"RDPOf/orders=nil", "orders", "", func() error { return rel(mechanisms.RDPOf(g1, nil)) }},
-		row{"RDPToEpsilon/rdp length", "rdp", "", func() error { return rel2(mechanisms.RDPToEpsilon([]float64{2, 3}, []float64{1}, 1e-5, mechanisms.ConversionImproved)) }},
-		row{"RDPToEpsilon/delta=0", "delta", "0", func() error { return rel2(mechanisms.RDPToEpsilon([]float64{2, 3}, []float64{1, 1}, 0, mechanisms.ConversionImproved)) }},
-		row{"RDPToDelta/epsilon=NaN", "epsilon", "NaN", func() error { return rel2(mechanisms.RDPToDelta([]float64{2, 3}, []float64{1, 1}, nan, mechanisms.ConversionImproved)) }},
+		row{"RDPToEpsilon/rdp length", "rdp", "", func() error {
+			return rel2(mechanisms.RDPToEpsilon([]float64{2, 3}, []float64{1}, 1e-5, mechanisms.ConversionImproved))
+		}},
+		row{"RDPToEpsilon/delta=0", "delta", "0", func() error {
+			return rel2(mechanisms.RDPToEpsilon([]float64{2, 3}, []float64{1, 1}, 0, mechanisms.ConversionImproved))
+		}},
+		row{"RDPToDelta/epsilon=NaN", "epsilon", "NaN", func() error {
+			return rel2(mechanisms.RDPToDelta([]float64{2, 3}, []float64{1, 1}, nan, mechanisms.ConversionImproved))
+		}},
 		row{"CalibrateNoise/target=NaN", "target", "NaN", func() error {
 			return rel(mechanisms.CalibrateNoise(nan, 0.1, 10, func(z float64) (float64, error) { return 1 / z, nil }))
 		}},
@@ -655,9 +665,15 @@ func table(t *testing.T) []row {
 		row{"policyeval.NewSignature/gamma=1.5", "gamma", "1.5", func() error { return rel(policyeval.NewSignature(pair[0], 2, 1.5, index)) }},
 		row{"policyeval.NewSignature/numStates=0", "numStates", "0", func() error { return rel(policyeval.NewSignature(pair[0], 0, 0.9, index)) }},
 		row{"policyeval.NewSignature/index=nil", "index", "", func() error { return rel(policyeval.NewSignature(pair[0], 2, 0.9, nil)) }},
-		row{"policyeval.GPOPEEpsilon/sigma=0", "sigma", "0", func() error { return rel(policyeval.GPOPEEpsilon(policyeval.AccountingPoisson, 100, 100, 0, 1, 1e-5, nil)) }},
-		row{"policyeval.GPOPEEpsilon/n=0", "n", "0", func() error { return rel(policyeval.GPOPEEpsilon(policyeval.AccountingPoisson, 0, 100, 1, 1, 1e-5, nil)) }},
-		row{"policyeval.GPOPESigma/T=-1", "T", "-1", func() error { return rel(policyeval.GPOPESigma(policyeval.AccountingPoisson, 100, -1, 1, 1e-5, 1, nil)) }},
+		row{"policyeval.GPOPEEpsilon/sigma=0", "sigma", "0", func() error {
+			return rel(policyeval.GPOPEEpsilon(policyeval.AccountingPoisson, 100, 100, 0, 1, 1e-5, nil))
+		}},
+		row{"policyeval.GPOPEEpsilon/n=0", "n", "0", func() error {
+			return rel(policyeval.GPOPEEpsilon(policyeval.AccountingPoisson, 0, 100, 1, 1, 1e-5, nil))
+		}},
+		row{"policyeval.GPOPESigma/T=-1", "T", "-1", func() error {
+			return rel(policyeval.GPOPESigma(policyeval.AccountingPoisson, 100, -1, 1, 1e-5, 1, nil))
+		}},
 		row{"policyeval.LambdaSchedule/c=-1", "c", "-1", func() error { return rel(policyeval.LambdaSchedule(prob, -1, 10)) }},
 		row{"policyeval.LSTD/ridge=-1", "ridge", "-1", func() error { return rel(policyeval.LSTD(nil, 0.9, -1)) }},
 	)
@@ -760,7 +776,9 @@ func table(t *testing.T) []row {
 		}},
 		row{"expertdp.Train/data=nil", "data", "", func() error { return rel(expertdp.Train(nil, nil, expertdp.CartPoleDomain(), tcfg(1, 1e-5))) }},
 		row{"expertdp.DomainByName/name=nope", "name", "nope", func() error { return rel(expertdp.DomainByName("nope")) }},
-		row{"expertdp.NewSetup/env=nope", "env", "nope", func() error { return rel(expertdp.NewSetup("nope", expertdp.SetupConfig{Bases: 1, Experts: 1, PerExpert: 1})) }},
+		row{"expertdp.NewSetup/env=nope", "env", "nope", func() error {
+			return rel(expertdp.NewSetup("nope", expertdp.SetupConfig{Bases: 1, Experts: 1, PerExpert: 1}))
+		}},
 		row{"expertdp.NewExperts/Bases=0", "Bases", "0", func() error {
 			return rel(expertdp.NewExperts(expertdp.CartPoleDomain(), expertdp.ExpertsConfig{Bases: 0, Experts: 2}))
 		}},
