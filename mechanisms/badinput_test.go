@@ -16,16 +16,28 @@ func TestSmoothSVTAndOUBadInput(t *testing.T) {
 		err  func() error
 		want string
 	}{
-		"smooth nil src":  {func() error { _, err := NewSmoothGaussian(1, 1e-5, 2, SmoothLemma1, nil); return err }, "src = nil"},
-		"smooth variant":  {func() error { _, err := NewSmoothGaussian(1, 1e-5, 2, 7, src); return err }, "v = 7 is outside the allowed range [0, 1]"},
-		"ou nil src":      {func() error { _, err := NewOUPath(1, 1, nil); return err }, "src = nil"},
-		"ou paths nil":    {func() error { _, err := NewOUPaths(2, 1, 1, nil); return err }, "src = nil"},
-		"ou paths beta":   {func() error { _, err := NewOUPaths(2, 1, math.NaN(), src); return err }, "beta = NaN"},
-		"svt Epsilon":     {func() error { _, err := NewSparseVector(SparseVectorParams{Epsilon: -1, Sensitivity: 1, Src: src}); return err }, "Epsilon = -1"},
-		"svt Sensitivity": {func() error { _, err := NewSparseVector(SparseVectorParams{Epsilon: 1, Sensitivity: 0, Src: src}); return err }, "Sensitivity = 0"},
-		"svt Threshold":   {func() error { _, err := NewSparseVector(SparseVectorParams{Epsilon: 1, Sensitivity: 1, Threshold: math.Inf(1), Src: src}); return err }, "Threshold = ∞"},
-		"svt Stop":        {func() error { _, err := NewSparseVector(SparseVectorParams{Epsilon: 1, Sensitivity: 1, Stop: 5, Src: src}); return err }, "Stop = 5"},
-		"svt Src":         {func() error { _, err := NewSparseVector(SparseVectorParams{Epsilon: 1, Sensitivity: 1}); return err }, "Src = nil"},
+		"smooth nil src": {func() error { _, err := NewSmoothGaussian(1, 1e-5, 2, SmoothLemma1, nil); return err }, "src = nil"},
+		"smooth variant": {func() error { _, err := NewSmoothGaussian(1, 1e-5, 2, 7, src); return err }, "v = 7 is outside the allowed range [0, 1]"},
+		"ou nil src":     {func() error { _, err := NewOUPath(1, 1, nil); return err }, "src = nil"},
+		"ou paths nil":   {func() error { _, err := NewOUPaths(2, 1, 1, nil); return err }, "src = nil"},
+		"ou paths beta":  {func() error { _, err := NewOUPaths(2, 1, math.NaN(), src); return err }, "beta = NaN"},
+		"svt Epsilon": {func() error {
+			_, err := NewSparseVector(SparseVectorParams{Epsilon: -1, Sensitivity: 1, Src: src})
+			return err
+		}, "Epsilon = -1"},
+		"svt Sensitivity": {func() error {
+			_, err := NewSparseVector(SparseVectorParams{Epsilon: 1, Sensitivity: 0, Src: src})
+			return err
+		}, "Sensitivity = 0"},
+		"svt Threshold": {func() error {
+			_, err := NewSparseVector(SparseVectorParams{Epsilon: 1, Sensitivity: 1, Threshold: math.Inf(1), Src: src})
+			return err
+		}, "Threshold = ∞"},
+		"svt Stop": {func() error {
+			_, err := NewSparseVector(SparseVectorParams{Epsilon: 1, Sensitivity: 1, Stop: 5, Src: src})
+			return err
+		}, "Stop = 5"},
+		"svt Src": {func() error { _, err := NewSparseVector(SparseVectorParams{Epsilon: 1, Sensitivity: 1}); return err }, "Src = nil"},
 		"smooth bound": {func() error {
 			m, err := NewSmoothGaussian(1, 1e-5, 1, SmoothLemma1, src)
 			if err != nil {
