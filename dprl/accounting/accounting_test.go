@@ -174,9 +174,12 @@ func TestTablesNameTheirArguments(t *testing.T) {
 		"epsilons[1] = -1": func() error { _, err := GaussianTable([]float64{1, -1}, 1e-5); return err }(),
 		"ks[0] = 0":        func() error { _, err := CompositionTable(1, []int{0}, 1e-5); return err }(),
 		"z = 0":            func() error { _, err := CompositionTable(0, []int{1}, 1e-5); return err }(),
-		"rows[0].Eps1 = 0": func() error { _, err := SharmaTable([]SharmaRow{{Eps1: 0, Delta1: 1e-5, PMin: 0.1, T: 1, L: 1}}); return err }(),
-		"Q = 2":            func() error { _, err := Epsilon(RDP, Workload{Q: 2, Z: 1, Steps: 1}, 1e-5); return err }(),
-		"eps = NaN":        func() error { _, err := NoiseFor(RDP, Workload{Q: 0.1, Steps: 1}, math.NaN(), 1e-5); return err }(),
+		"rows[0].Eps1 = 0": func() error {
+			_, err := SharmaTable([]SharmaRow{{Eps1: 0, Delta1: 1e-5, PMin: 0.1, T: 1, L: 1}})
+			return err
+		}(),
+		"Q = 2":     func() error { _, err := Epsilon(RDP, Workload{Q: 2, Z: 1, Steps: 1}, 1e-5); return err }(),
+		"eps = NaN": func() error { _, err := NoiseFor(RDP, Workload{Q: 0.1, Steps: 1}, math.NaN(), 1e-5); return err }(),
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v, want %q", err, want)
