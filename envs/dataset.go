@@ -170,8 +170,11 @@ func checkStep(s TrajStep, dim, actions int, last bool, mass *float64) *DataErro
 // of the discounted return from the first visit on (Balle et al.'s F_{X,s}), and how many trajectories
 // visit it (n_s). Unvisited states have average 0. index maps an observation to its state.
 func (d *Dataset) FirstVisitReturns(gamma float64, numStates int, index func(obs []float64) int) (avg []float64, visits []int, err error) {
-	if !(gamma >= 0 && gamma <= 1) {
-		return nil, nil, fmt.Errorf("envs: gamma = %v is outside the allowed range [0, 1]", gamma)
+	if err := param.First(check.In("gamma", gamma, param.Probability), check.Int("numStates", numStates, 1, 1<<30)); err != nil {
+		return nil, nil, err
+	}
+	if index == nil {
+		return nil, nil, errors.New("envs: index = nil: FirstVisitReturns needs the map from observations to states")
 	}
 	avg, visits = make([]float64, numStates), make([]int, numStates)
 	seen := make([]int, numStates) // trajectory number + 1 of the last first visit
@@ -186,7 +189,7 @@ func (d *Dataset) FirstVisitReturns(gamma float64, numStates int, index func(obs
 		for t, st := range tr.Steps {
 			s := index(st.Obs)
 			if s < 0 || s >= numStates {
-				return nil, nil, fmt.Errorf("envs: trajectory %d step %d: state %d is outside the allowed range [0, %d]", i, t, s, numStates-1)
+				return nil, nil, check.Errorf("index(obs)", float64(s), "[0, numStates−1] = [0, %d] (trajectory %d step %d)", numStates-1, i, t)
 			}
 			if seen[s] == i+1 {
 				continue
