@@ -71,7 +71,8 @@ func rel(v any, err error) error {
 
 func rel2(v any, _ any, err error) error { return rel(v, err) }
 
-// epsDeltaRows makes the ε ∈ {0, −1, NaN, +Inf} and δ ∈ {0, 1, NaN} rows of a private entry point.
+// epsDeltaRows makes the ε ∈ {0, −1, NaN, +Inf} and δ ∈ {0, 1, NaN} rows of a private entry point; the other
+// argument is valid (δ = 1e−5 in the ε rows, ε = 0.5 in the δ rows), so only one input is bad per row.
 func epsDeltaRows(name, epsName, deltaName string, f func(eps, delta float64) error) []row {
 	var out []row
 	for _, e := range badEps {
@@ -79,7 +80,7 @@ func epsDeltaRows(name, epsName, deltaName string, f func(eps, delta float64) er
 	}
 	if deltaName != "" {
 		for _, d := range badDel {
-			out = append(out, row{fmt.Sprintf("%s/%s=%s", name, deltaName, fmtv(d)), deltaName, fmtv(d), func() error { return f(1, d) }})
+			out = append(out, row{fmt.Sprintf("%s/%s=%s", name, deltaName, fmtv(d)), deltaName, fmtv(d), func() error { return f(0.5, d) }})
 		}
 	}
 	return out
@@ -406,7 +407,7 @@ func table(t *testing.T) []row {
 		row{"RDPPoissonGaussian/alpha=NaN", "alpha", "NaN", func() error { return rel(mechanisms.RDPPoissonGaussian(0.01, 1, nan)) }},
 		row{"RDPPoissonGaussian/alpha=1e9 (bounded work)", "alpha", "", func() error { return rel(mechanisms.RDPPoissonGaussian(0.01, 1, 1e9+0.5)) }},
 		row{"RDPSampledWithoutReplacementGaussian/q=-1", "q", "-1", func() error { return rel(mechanisms.RDPSampledWithoutReplacementGaussian(-1, 1, 2)) }},
-		row{"RDPOf/orders=nil", "orders", "", func() error { return rel(mechanisms.RDPOf(g1, nil)) }},
+		row{"RDPOf/orders with 0.5", "orders", "0.5", func() error { return rel(mechanisms.RDPOf(g1, []float64{0.5})) }},
 		row{"RDPToEpsilon/rdp length", "rdp", "", func() error {
 			return rel2(mechanisms.RDPToEpsilon([]float64{2, 3}, []float64{1}, 1e-5, mechanisms.ConversionImproved))
 		}},
@@ -675,7 +676,6 @@ func table(t *testing.T) []row {
 			return rel(policyeval.GPOPESigma(policyeval.AccountingPoisson, 100, -1, 1, 1e-5, 1, nil))
 		}},
 		row{"policyeval.LambdaSchedule/c=-1", "c", "-1", func() error { return rel(policyeval.LambdaSchedule(prob, -1, 10)) }},
-		row{"policyeval.LSTD/ridge=-1", "ridge", "-1", func() error { return rel(policyeval.LSTD(nil, 0.9, -1)) }},
 	)
 	xc, err := policyeval.XieChain()
 	must(err)
@@ -692,8 +692,9 @@ func table(t *testing.T) []row {
 		row{"policyeval.GPOPE/Step=nil", "Step", "", func() error { c := gcfg(); c.Step = nil; return rel(policyeval.GPOPE(ft, c)) }},
 		row{"policyeval.GPOPE/Src=nil", "Src", "", func() error { c := gcfg(); c.Src = nil; return rel(policyeval.GPOPE(ft, c)) }},
 		row{"policyeval.XieSigmas/Delta=0", "Delta", "0", func() error {
-			return rel(policyeval.XieSigmas(xc, policyeval.XieConfig{N: []int{10}, Epsilons: []float64{1}, Delta: 0, Trials: 1}))
+			return rel(policyeval.XieSigmas(xc, policyeval.XieConfig{N: []int{10}, Epsilons: []float64{1}, Steps: []float64{0.1}, Delta: 0, Trials: 1}))
 		}},
+		row{"policyeval.LSTD/ridge=-1", "ridge", "-1", func() error { return rel(policyeval.LSTD(ft, xc.Gamma, -1)) }},
 	)
 
 	// ---- fnq
@@ -755,7 +756,10 @@ func table(t *testing.T) []row {
 		row{"actorcritic.CorrectedNoise/maxEpisodeLen=0", "maxEpisodeLen", "0", func() error { return rel(actorcritic.CorrectedNoise(1, 1e-5, 0)) }},
 		row{"actorcritic.CorrectedEpsilon/noiseMultiplier=0", "noiseMultiplier", "0", func() error { return rel(actorcritic.CorrectedEpsilon(0, 10, 1e-5)) }},
 		row{"actorcritic.ComposedPublishedEpsilon/releases=-1", "releases", "-1", func() error { return rel(actorcritic.ComposedPublishedEpsilon(1, -1, 1e-5)) }},
-		row{"actorcritic.Summarize/k=0", "k", "0", func() error { _, err := actorcritic.Summarize(nil, 0); return err }},
+		row{"actorcritic.Summarize/k=0", "k", "0", func() error {
+			_, err := actorcritic.Summarize([]*actorcritic.Result{{Returns: []float64{1, 2}, Lengths: []int{1, 1}}}, 0)
+			return err
+		}},
 	)
 	add(epsDeltaRows("actorcritic.CorrectedNoise", "eps", "delta", func(e, d float64) error { return rel(actorcritic.CorrectedNoise(e, d, 10)) })...)
 
@@ -782,7 +786,7 @@ func table(t *testing.T) []row {
 		row{"expertdp.NewExperts/Bases=0", "Bases", "0", func() error {
 			return rel(expertdp.NewExperts(expertdp.CartPoleDomain(), expertdp.ExpertsConfig{Bases: 0, Experts: 2}))
 		}},
-		row{"expertdp.NewPrefixCounter/pMin=NaN", "pMin", "NaN", func() error { return rel(expertdp.NewPrefixCounter(nil, nan)) }},
+		row{"expertdp.NewPrefixCounter/e=nil", "e", "", func() error { return rel(expertdp.NewPrefixCounter(nil, 0.02)) }},
 		row{"expertdp.Data.Subset/m=-1", "m", "-1", func() error { return rel((&expertdp.Data{}).Subset(-1)) }},
 	)
 
