@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"dprl/dprl/param"
 )
@@ -41,6 +42,13 @@ func (e *DataError) Error() string {
 		return "envs: " + loc + e.Err.Error()
 	}
 	v := e.Value
+	if len(v) > 64 { // a long field is shown by its start
+		cut := 60
+		for cut > 0 && !utf8.RuneStart(v[cut]) {
+			cut--
+		}
+		v = v[:cut] + "…"
+	}
 	if v == "" || strings.ContainsAny(v, " \t\r\n,\"") && !strings.HasSuffix(v, " values") && !strings.HasSuffix(v, " fields") {
 		v = strconv.Quote(v)
 	}

@@ -187,3 +187,12 @@ func FuzzReadJSON(f *testing.F) {
 		roundTrip(t, d)
 	})
 }
+
+// TestDataErrorShortensLongValues: a megabyte-long bad field is not copied whole into the message.
+func TestDataErrorShortensLongValues(t *testing.T) {
+	long := strings.Repeat("é", 500000)
+	_, err := ReadCSV(strings.NewReader(csvHead+"0,0,0,"+long+",1,0,4,0,0,0.5\n"), 2)
+	if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), "obs_0 = éé") {
+		t.Errorf("error of %d bytes: %.200s", len(err.Error()), err)
+	}
+}
