@@ -4,20 +4,28 @@ GO := /usr/local/go/bin/go
 export PATH := /usr/local/go/bin:$(shell /usr/local/go/bin/go env GOPATH 2>/dev/null)/bin:$(PATH)
 JUPYTER_FLAGS := --ip=127.0.0.1 --no-browser --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: notebooks test vet unit test-notebooks kernel jupyter strip clean
+.PHONY: notebooks test vet unit fuzz test-notebooks kernel jupyter strip clean
 
 ## notebooks: install what is missing, execute every notebook at its default size, write HTML reports to build/notebooks/
 notebooks: kernel
 	$(GO) run ./kernels/nbrun -out build/notebooks
 
-## test: go vet, go test, and every notebook headlessly in quick mode, with a browser screenshot of the tour
-test: vet unit test-notebooks
+## test: go vet, go test, a short fuzzing pass, and every notebook headlessly in quick mode, with a browser screenshot of the tour
+test: vet unit fuzz test-notebooks
 
 vet:
 	$(GO) vet ./...
 
 unit:
 	$(GO) test ./...
+
+## fuzz: run every fuzz target for FUZZTIME (seed corpora under each package's testdata/fuzz)
+FUZZTIME ?= 15s
+FUZZ_TARGETS := ./envs:FuzzReadCSV ./envs:FuzzReadJSON
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t##*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s || exit 1; \
+	done
 
 test-notebooks:
 	kernels/install.sh --browser

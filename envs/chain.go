@@ -1,6 +1,8 @@
 package envs
 
 import (
+	"dprl/dprl/param"
+
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -41,38 +43,42 @@ type Chain struct {
 	obs [1]float64
 }
 
-// NewChain returns a chain; it panics on invalid parameters (use ValidateChain to check user input).
+// NewChain returns a chain. Invalid parameters (see ValidateChain) make every Reset return the error.
 func NewChain(p ChainParams) *Chain {
-	if err := ValidateChain(p); err != nil {
-		panic(err)
-	}
 	if p.Label == "" {
 		p.Label = "chain"
 	}
-	return &Chain{p: p}
+	c := &Chain{p: p}
+	c.bad = ValidateChain(p)
+	if c.bad != nil {
+		c.p.N = 2 // keep the methods that read N (NumStates, ObservationSpace) harmless
+	}
+	return c
 }
 
 // ValidateChain checks chain parameters.
 func ValidateChain(p ChainParams) error {
-	if p.N < 2 {
-		return fmt.Errorf("envs: chain N = %d is outside the allowed range [2, ∞)", p.N)
-	}
-	if !(p.AdvanceProb > 0 && p.AdvanceProb <= 1) {
-		return fmt.Errorf("envs: chain AdvanceProb = %v is outside the allowed range (0, 1]", p.AdvanceProb)
+	if err := param.First(
+		check.Int("N", p.N, 2, 1<<24),
+		check.In("AdvanceProb", p.AdvanceProb, param.Interval{Lo: 0, Hi: 1, HiClosed: true}),
+		check.In("StepReward", p.StepReward, param.Finite),
+		check.In("GoalReward", p.GoalReward, param.Finite),
+	); err != nil {
+		return err
 	}
 	if p.Start != nil {
 		if len(p.Start) != p.N-1 {
-			return fmt.Errorf("envs: chain start distribution has %d entries, want N−1 = %d", len(p.Start), p.N-1)
+			return check.Errorf("Start", float64(len(p.Start)), "N−1 = %d entries (a distribution over the non-absorbing states)", p.N-1)
 		}
 		sum := 0.0
 		for i, w := range p.Start {
-			if !(w >= 0) {
-				return fmt.Errorf("envs: chain Start[%d] = %v is outside the allowed range [0, 1]", i, w)
+			if err := check.In(fmt.Sprintf("Start[%d]", i), w, param.Probability); err != nil {
+				return err
 			}
 			sum += w
 		}
 		if math.Abs(sum-1) > 1e-9 {
-			return fmt.Errorf("envs: chain start distribution sums to %v, want 1", sum)
+			return check.Errorf("Start", sum, "entries summing to 1 (the value is their sum)")
 		}
 	}
 	return nil

@@ -1,6 +1,8 @@
 package envs
 
 import (
+	"dprl/dprl/param"
+
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -32,7 +34,16 @@ type CartPole struct {
 }
 
 // NewCartPole returns CartPole with the given constants.
-func NewCartPole(p CartPoleParams) *CartPole { return &CartPole{p: p.withDefaults()} }
+// Invalid constants (not finite, or a mass, length, force or time step not positive) make every Reset
+// return an error naming the field.
+func NewCartPole(p CartPoleParams) *CartPole {
+	c := &CartPole{p: p.withDefaults()}
+	q := c.p
+	c.bad = param.First(check.In("Gravity", q.Gravity, param.Finite), check.In("CartMass", q.CartMass, param.Positive),
+		check.In("PoleMass", q.PoleMass, param.Positive), check.In("HalfLength", q.HalfLength, param.Positive),
+		check.In("ForceMag", q.ForceMag, param.Positive), check.In("Tau", q.Tau, param.Positive))
+	return c
+}
 
 const cartPoleThetaLimit = 12 * 2 * math.Pi / 360
 
@@ -186,7 +197,16 @@ type Acrobot struct {
 }
 
 // NewAcrobot returns Acrobot with the given constants.
-func NewAcrobot(p AcrobotParams) *Acrobot { return &Acrobot{p: p.withDefaults()} }
+// Invalid constants (a length, mass or centre of mass not positive and finite) make every Reset return an
+// error naming the field.
+func NewAcrobot(p AcrobotParams) *Acrobot {
+	a := &Acrobot{p: p.withDefaults()}
+	q := a.p
+	a.bad = param.First(check.In("LinkLength1", q.LinkLength1, param.Positive), check.In("LinkLength2", q.LinkLength2, param.Positive),
+		check.In("LinkMass1", q.LinkMass1, param.Positive), check.In("LinkMass2", q.LinkMass2, param.Positive),
+		check.In("LinkCOM1", q.LinkCOM1, param.Positive), check.In("LinkCOM2", q.LinkCOM2, param.Positive))
+	return a
+}
 
 const (
 	acrobotDt      = 0.2

@@ -171,16 +171,16 @@ func TestMalformedFilesNameTheLine(t *testing.T) {
 		msg  string
 	}{
 		"NaN reward":        {header + good + "0,0,1,4,1,NaN,5,0,0,0.5\n", 3, "reward"},
-		"action range":      {header + good + "0,0,1,4,2,0,5,0,0,0.5\n", 3, "action 2 is outside the allowed range [0, 1]"},
-		"missing column":    {header + "0,0,0,3,1,0,4,0,0\n", 2, "9 fields, want 10"},
+		"action range":      {header + good + "0,0,1,4,2,0,5,0,0,0.5\n", 3, "action = 2 is not allowed: want an integer in [0, 1]"},
+		"missing column":    {header + "0,0,0,3,1,0,4,0,0\n", 2, "row = 9 fields is not allowed: want 10 fields"},
 		"not a number":      {header + "0,0,0,x,1,0,4,0,0,0.5\n", 2, "obs_0"},
-		"order":             {header + good + "0,0,2,4,1,0,5,0,0,0.5\n", 3, "out of order"},
+		"order":             {header + good + "0,0,2,4,1,0,5,0,0,0.5\n", 3, "t = 2 is not allowed: want 1"},
 		"wrong header":      {"trajectory,t,obs_0\n", 1, "header"},
-		"prob out of range": {header + "0,0,0,3,1,0,4,0,0,1.5\n", 2, "probability"},
+		"prob out of range": {header + "0,0,0,3,1,0,4,0,0,1.5\n", 2, "prob = 1.5"},
 	}
 	for name, c := range cases {
 		_, err := ReadCSV(strings.NewReader(c.text), 2)
-		var le *LineError
+		var le *DataError
 		if !errors.As(err, &le) || le.Line != c.line || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: error %v, want line %d mentioning %q", name, err, c.line, c.msg)
 		}
@@ -190,7 +190,7 @@ func TestMalformedFilesNameTheLine(t *testing.T) {
 			t.Errorf("empty input %q: %v", empty, err)
 		}
 	}
-	if _, err := ReadJSON(strings.NewReader(`{"obs_dim": 1, "num_actions": 2, "trajectories": [{"expert": 0, "steps": [{"obs": [1, 2], "action": 0, "reward": 0, "next_obs": [1]}]}]}`)); err == nil || !strings.Contains(err.Error(), "obs_dim = 1") {
+	if _, err := ReadJSON(strings.NewReader(`{"obs_dim": 1, "num_actions": 2, "trajectories": [{"expert": 0, "steps": [{"obs": [1, 2], "action": 0, "reward": 0, "next_obs": [1]}]}]}`)); err == nil || !strings.Contains(err.Error(), "trajectories[0].steps[0].obs = 2 values is not allowed: want obs_dim = 1 values") {
 		t.Errorf("mismatched observation dimension: %v", err)
 	}
 }

@@ -1,16 +1,17 @@
 package envs
 
 import (
-	"encoding/csv"
-	"encoding/json"
 	"errors"
+
+	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
+
+	"dprl/dprl/param"
 )
 
 // TrajStep is one step of a trajectory.
@@ -44,11 +45,19 @@ type Dataset struct {
 // stream derived from it, and actions are drawn from another), recording each step with its behaviour
 // probability. The trajectories are tagged with expert.
 func Collect(env Env, pol Policy, n int, src rand.Source, expert int) ([]Trajectory, error) {
+	switch {
+	case env == nil:
+		return nil, errors.New("envs: env = nil: Collect needs an environment")
+	case pol == nil:
+		return nil, errors.New("envs: pol = nil: Collect needs a policy")
+	case src == nil:
+		return nil, errors.New("envs: src = nil: Collect needs a rand.Source")
+	}
 	if pol.NumActions() != env.NumActions() {
 		return nil, fmt.Errorf("envs: policy has %d actions, %s has %d", pol.NumActions(), env.Name(), env.NumActions())
 	}
-	if n < 0 {
-		return nil, fmt.Errorf("envs: number of episodes %d is outside the allowed range [0, ∞)", n)
+	if err := check.AtLeast("n", n, 0); err != nil {
+		return nil, err
 	}
 	rng := rand.New(src)
 	probs := make([]float64, env.NumActions())
@@ -79,47 +88,80 @@ func Collect(env Env, pol Policy, n int, src rand.Source, expert int) ([]Traject
 	return out, nil
 }
 
-// Validate checks the dataset: not empty, every observation of dimension ObsDim and finite, actions in
-// range, rewards finite, behaviour probabilities in [0, 1]. Errors name the trajectory and step.
+// MaxRewardMass bounds the sum of |reward| over a whole dataset. Below it every return, every sum of returns
+// and every square of one stays finite, so no estimator's arithmetic overflows to ±Inf; the loaders and
+// Validate reject a dataset above it, naming the step where the bound is crossed.
+const MaxRewardMass = 1e150
+
+// Validate checks the dataset: not empty, ObsDim and NumActions at least 1, every trajectory non-empty with
+// a non-negative Expert, every observation of dimension ObsDim and finite, actions in [0, NumActions−1],
+// rewards finite with Σ|reward| ≤ MaxRewardMass, behaviour probabilities in [0, 1], and Terminated or
+// Truncated only on a trajectory's last step. Errors are *DataError values naming the field by its JSON
+// path, e.g. trajectories[2].steps[0].action.
 func (d *Dataset) Validate() error {
+	if d == nil {
+		return &DataError{Field: "dataset", Value: "nil", Allowed: "a non-nil *Dataset"}
+	}
+	if d.ObsDim < 1 {
+		return &DataError{Field: "obs_dim", Value: strconv.Itoa(d.ObsDim), Allowed: "[1, ∞)"}
+	}
+	if d.NumActions < 1 {
+		return &DataError{Field: "num_actions", Value: strconv.Itoa(d.NumActions), Allowed: "[1, ∞)"}
+	}
 	if len(d.Trajectories) == 0 {
-		return errors.New("envs: empty dataset: no trajectories")
+		return &DataError{Field: "trajectories", Value: "[]", Allowed: "at least one trajectory (empty dataset)"}
 	}
-	if d.ObsDim < 1 || d.NumActions < 1 {
-		return fmt.Errorf("envs: dataset obs_dim %d and num_actions %d must both be at least 1", d.ObsDim, d.NumActions)
-	}
+	mass := 0.0
 	for i, tr := range d.Trajectories {
+		path := fmt.Sprintf("trajectories[%d]", i)
+		if tr.Expert < 0 {
+			return &DataError{Field: path + ".expert", Value: strconv.Itoa(tr.Expert), Allowed: "[0, ∞)"}
+		}
 		if len(tr.Steps) == 0 {
-			return fmt.Errorf("envs: trajectory %d has no steps", i)
+			return &DataError{Field: path + ".steps", Value: "[]", Allowed: "at least one step"}
 		}
 		for t, s := range tr.Steps {
-			if err := checkStep(s, d.ObsDim, d.NumActions); err != nil {
-				return fmt.Errorf("envs: trajectory %d step %d: %w", i, t, err)
+			if err := checkStep(s, d.ObsDim, d.NumActions, t == len(tr.Steps)-1, &mass); err != nil {
+				err.Field = fmt.Sprintf("%s.steps[%d].%s", path, t, err.Field)
+				return err
 			}
 		}
 	}
 	return nil
 }
 
-func checkStep(s TrajStep, dim, actions int) error {
-	for _, o := range [][]float64{s.Obs, s.NextObs} {
+// checkStep checks one step; the error's Field is the step's JSON field name. last says whether the step
+// ends its trajectory; mass accumulates Σ|reward|.
+func checkStep(s TrajStep, dim, actions int, last bool, mass *float64) *DataError {
+	for k, o := range [][]float64{s.Obs, s.NextObs} {
+		name := [2]string{"obs", "next_obs"}[k]
 		if len(o) != dim {
-			return fmt.Errorf("observation has %d values, want obs_dim = %d", len(o), dim)
+			return &DataError{Field: name, Value: fmt.Sprintf("%d values", len(o)), Allowed: fmt.Sprintf("obs_dim = %d values", dim)}
 		}
-		for _, v := range o {
+		for i, v := range o {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("observation value %v is not finite", v)
+				return &DataError{Field: fmt.Sprintf("%s[%d]", name, i), Value: param.Format(v), Allowed: "a finite number"}
 			}
 		}
 	}
 	if s.Action < 0 || s.Action >= actions {
-		return fmt.Errorf("action %d is outside the allowed range [0, %d]", s.Action, actions-1)
+		return &DataError{Field: "action", Value: strconv.Itoa(s.Action), Allowed: param.IntRange(0, actions-1)}
 	}
 	if math.IsNaN(s.Reward) || math.IsInf(s.Reward, 0) {
-		return fmt.Errorf("reward %v is not finite", s.Reward)
+		return &DataError{Field: "reward", Value: param.Format(s.Reward), Allowed: "a finite number"}
+	}
+	if *mass += math.Abs(s.Reward); !(*mass <= MaxRewardMass) {
+		return &DataError{Field: "reward", Value: param.Format(s.Reward),
+			Allowed: fmt.Sprintf("a value keeping the dataset's Σ|reward| within MaxRewardMass = %g", MaxRewardMass)}
 	}
 	if !(s.Prob >= 0 && s.Prob <= 1) {
-		return fmt.Errorf("behaviour probability %v is outside the allowed range [0, 1]", s.Prob)
+		return &DataError{Field: "prob", Value: param.Format(s.Prob), Allowed: "[0, 1] (behaviour probability; 0 when unknown)"}
+	}
+	if !last && s.Terminated {
+		return &DataError{Field: "terminated", Value: "true", Allowed: "false before a trajectory's last step"}
+	}
+	if !last && s.Truncated {
+		return &DataError{Field: "truncated", Value: "true", Allowed: "false before a trajectory's last step"}
 	}
 	return nil
 }
@@ -128,8 +170,11 @@ func checkStep(s TrajStep, dim, actions int) error {
 // of the discounted return from the first visit on (Balle et al.'s F_{X,s}), and how many trajectories
 // visit it (n_s). Unvisited states have average 0. index maps an observation to its state.
 func (d *Dataset) FirstVisitReturns(gamma float64, numStates int, index func(obs []float64) int) (avg []float64, visits []int, err error) {
-	if !(gamma >= 0 && gamma <= 1) {
-		return nil, nil, fmt.Errorf("envs: gamma = %v is outside the allowed range [0, 1]", gamma)
+	if err := param.First(check.In("gamma", gamma, param.Probability), check.Int("numStates", numStates, 1, 1<<30)); err != nil {
+		return nil, nil, err
+	}
+	if index == nil {
+		return nil, nil, errors.New("envs: index = nil: FirstVisitReturns needs the map from observations to states")
 	}
 	avg, visits = make([]float64, numStates), make([]int, numStates)
 	seen := make([]int, numStates) // trajectory number + 1 of the last first visit
@@ -144,7 +189,7 @@ func (d *Dataset) FirstVisitReturns(gamma float64, numStates int, index func(obs
 		for t, st := range tr.Steps {
 			s := index(st.Obs)
 			if s < 0 || s >= numStates {
-				return nil, nil, fmt.Errorf("envs: trajectory %d step %d: state %d is outside the allowed range [0, %d]", i, t, s, numStates-1)
+				return nil, nil, check.Errorf("index(obs)", float64(s), "[0, numStates−1] = [0, %d] (trajectory %d step %d)", numStates-1, i, t)
 			}
 			if seen[s] == i+1 {
 				continue
@@ -221,127 +266,4 @@ func (d *Dataset) WriteCSV(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// LineError reports a malformed line of a trajectory file.
-type LineError struct {
-	Line int
-	Err  error
-}
-
-func (e *LineError) Error() string { return fmt.Sprintf("envs: line %d: %v", e.Line, e.Err) }
-func (e *LineError) Unwrap() error { return e.Err }
-
-// ReadCSV reads a dataset in the format WriteCSV writes, for an environment with numActions actions. The
-// observation dimension comes from the header. Errors name the line: wrong or missing columns, numbers that
-// do not parse or are NaN or infinite, actions out of range, steps out of order.
-func ReadCSV(r io.Reader, numActions int) (*Dataset, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	header, err := cr.Read()
-	if err == io.EOF {
-		return nil, errors.New("envs: empty dataset: the file has no header")
-	}
-	if err != nil {
-		return nil, &LineError{Line: 1, Err: err}
-	}
-	dim := 0
-	for _, c := range header {
-		if strings.HasPrefix(c, "obs_") {
-			dim++
-		}
-	}
-	want := csvHeader(dim)
-	if !slices.Equal(header, want) {
-		return nil, &LineError{Line: 1, Err: fmt.Errorf("header %q, want %q", strings.Join(header, ","), strings.Join(want, ","))}
-	}
-	if dim == 0 {
-		return nil, &LineError{Line: 1, Err: errors.New("no obs_ columns")}
-	}
-	d := &Dataset{ObsDim: dim, NumActions: numActions}
-	line := 1
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		line++
-		if err != nil {
-			return nil, &LineError{Line: line, Err: err}
-		}
-		if len(rec) != len(want) {
-			return nil, &LineError{Line: line, Err: fmt.Errorf("%d fields, want %d", len(rec), len(want))}
-		}
-		vals := make([]float64, len(rec))
-		for i, f := range rec {
-			v, err := strconv.ParseFloat(f, 64)
-			if err != nil {
-				return nil, &LineError{Line: line, Err: fmt.Errorf("column %s: %q is not a number", want[i], f)}
-			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, &LineError{Line: line, Err: fmt.Errorf("column %s: %v is not finite", want[i], v)}
-			}
-			vals[i] = v
-		}
-		traj, expert, t := int(vals[0]), int(vals[1]), int(vals[2])
-		step := TrajStep{
-			Obs:        vals[3 : 3+dim],
-			Action:     int(vals[3+dim]),
-			Reward:     vals[4+dim],
-			NextObs:    vals[5+dim : 5+2*dim],
-			Terminated: vals[5+2*dim] != 0,
-			Truncated:  vals[6+2*dim] != 0,
-			Prob:       vals[7+2*dim],
-		}
-		if float64(step.Action) != vals[3+dim] {
-			return nil, &LineError{Line: line, Err: fmt.Errorf("action %v is not an integer", vals[3+dim])}
-		}
-		switch {
-		case traj == len(d.Trajectories) && t == 0:
-			d.Trajectories = append(d.Trajectories, Trajectory{Expert: expert})
-		case traj == len(d.Trajectories)-1 && t == len(d.Trajectories[traj].Steps) && expert == d.Trajectories[traj].Expert:
-		default:
-			return nil, &LineError{Line: line, Err: fmt.Errorf("trajectory %d step %d (expert %d) out of order: rows must list trajectories 0, 1, … with t = 0, 1, … and one expert each", traj, t, expert)}
-		}
-		if err := checkStep(step, dim, numActions); err != nil {
-			return nil, &LineError{Line: line, Err: err}
-		}
-		d.Trajectories[traj].Steps = append(d.Trajectories[traj].Steps, step)
-	}
-	if len(d.Trajectories) == 0 {
-		return nil, errors.New("envs: empty dataset: the file has a header but no steps")
-	}
-	return d, nil
-}
-
-// WriteJSON writes the dataset as one JSON object {obs_dim, num_actions, trajectories: [{expert, steps:
-// [{obs, action, reward, next_obs, terminated, truncated, prob}]}]}.
-func (d *Dataset) WriteJSON(w io.Writer) error {
-	if err := d.Validate(); err != nil {
-		return err
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", " ")
-	return enc.Encode(d)
-}
-
-// ReadJSON reads a dataset written by WriteJSON and validates it.
-func ReadJSON(r io.Reader) (*Dataset, error) {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	var d Dataset
-	if err := dec.Decode(&d); err != nil {
-		if err == io.EOF {
-			return nil, errors.New("envs: empty dataset: the JSON input is empty")
-		}
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("envs: JSON syntax error at byte %d: %w", se.Offset, err)
-		}
-		return nil, fmt.Errorf("envs: reading JSON dataset: %w", err)
-	}
-	if err := d.Validate(); err != nil {
-		return nil, err
-	}
-	return &d, nil
 }

@@ -7,6 +7,8 @@
 package envs
 
 import (
+	"dprl/dprl/param"
+
 	"errors"
 	"fmt"
 	"math"
@@ -93,12 +95,16 @@ func (e *ActionError) Error() string {
 type episode struct {
 	active bool
 	rng    *rand.Rand
+	bad    error // the constructor's parameter error, returned by every Reset
 }
 
 // begin starts an episode drawing from src.
 func (e *episode) begin(src rand.Source) error {
+	if e.bad != nil {
+		return e.bad
+	}
 	if src == nil {
-		return errors.New("envs: Reset needs a rand.Source")
+		return errors.New("envs: src = nil: Reset needs a rand.Source")
 	}
 	e.rng = rand.New(src)
 	e.active = true
@@ -143,6 +149,9 @@ type TimeLimit struct {
 // Reset resets the wrapped environment and the step count.
 func (t *TimeLimit) Reset(src rand.Source) ([]float64, error) {
 	t.steps, t.over = 0, false
+	if err := check.AtLeast("MaxSteps", t.MaxSteps, 1); err != nil {
+		return nil, err
+	}
 	return t.Env.Reset(src)
 }
 
@@ -207,7 +216,7 @@ func Names() []string {
 func Make(name string) (*TimeLimit, error) {
 	r, ok := registry[name]
 	if !ok {
-		return nil, fmt.Errorf("envs: unknown environment %q (known: %s)", name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("envs: name = %q is not a registered environment (known: %s)", name, strings.Join(Names(), ", "))
 	}
 	return &TimeLimit{Env: r.make(), MaxSteps: r.maxSteps}, nil
 }
@@ -218,7 +227,16 @@ func Make(name string) (*TimeLimit, error) {
 // are errors; State/SetState round-trips. It plays `episodes` episodes of at most maxSteps steps with
 // uniformly random actions.
 func CheckEnv(newEnv func() Env, episodes, maxSteps int) error {
+	if newEnv == nil {
+		return errors.New("envs: newEnv = nil: CheckEnv needs a constructor")
+	}
+	if err := param.First(check.AtLeast("episodes", episodes, 0), check.AtLeast("maxSteps", maxSteps, 1)); err != nil {
+		return err
+	}
 	a, b := newEnv(), newEnv()
+	if a == nil || b == nil {
+		return errors.New("envs: newEnv returned a nil Env")
+	}
 	if _, err := a.Step(0); !errors.Is(err, ErrEpisodeOver) {
 		return fmt.Errorf("%s: Step before Reset: got %v, want ErrEpisodeOver", a.Name(), err)
 	}

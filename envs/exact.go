@@ -1,6 +1,8 @@
 package envs
 
 import (
+	"dprl/dprl/param"
+
 	"fmt"
 	"math"
 
@@ -84,7 +86,7 @@ func (m *Model) PolicyMatrices(pi [][]float64) (*mat.Dense, []float64, error) {
 // must reach a terminal state with probability 1 from everywhere.
 func (m *Model) PolicyValue(pi [][]float64, gamma float64) ([]float64, error) {
 	if !(gamma >= 0 && gamma <= 1) {
-		return nil, fmt.Errorf("envs: gamma = %v is outside the allowed range [0, 1]", gamma)
+		return nil, check.In("gamma", gamma, param.Probability)
 	}
 	P, r, err := m.PolicyMatrices(pi)
 	if err != nil {
@@ -115,7 +117,7 @@ func identityMinus(gamma float64, M mat.Matrix) *mat.Dense {
 // counts), normalised to sum to 1. Terminal states get 0.
 func (m *Model) StateDistribution(pi [][]float64, gamma float64) ([]float64, error) {
 	if !(gamma >= 0 && gamma <= 1) {
-		return nil, fmt.Errorf("envs: gamma = %v is outside the allowed range [0, 1]", gamma)
+		return nil, check.In("gamma", gamma, param.Probability)
 	}
 	P, _, err := m.PolicyMatrices(pi)
 	if err != nil {

@@ -1,6 +1,8 @@
 package envs
 
 import (
+	"dprl/dprl/param"
+
 	"fmt"
 	"math"
 )
@@ -57,17 +59,30 @@ type Fourier struct {
 	scaled    []float64
 }
 
+// MaxFourierFeatures bounds the size (order+1)^d of a Fourier basis.
+const MaxFourierFeatures = 1 << 20
+
 // NewFourier returns the full Fourier basis of the given order over the box [low, high].
 func NewFourier(order int, low, high []float64) (*Fourier, error) {
-	if order < 0 {
-		return nil, fmt.Errorf("envs: Fourier order %d is outside the allowed range [0, ∞)", order)
+	if err := check.AtLeast("order", order, 0); err != nil {
+		return nil, err
 	}
-	if len(low) == 0 || len(low) != len(high) {
-		return nil, fmt.Errorf("envs: Fourier bounds have %d and %d dimensions: need the same, non-zero number", len(low), len(high))
+	if len(low) == 0 {
+		return nil, check.Errorf("low", 0, "at least one dimension (len(low) ≥ 1)")
+	}
+	if len(high) != len(low) {
+		return nil, check.Errorf("high", float64(len(high)), "len(low) = %d entries", len(low))
+	}
+	// (order+1)^d features: keep the basis within MaxFourierFeatures.
+	if n := math.Pow(float64(order)+1, float64(len(low))); n > MaxFourierFeatures {
+		return nil, check.Errorf("order", float64(order), "orders whose (order+1)^%d features stay within MaxFourierFeatures = %d", len(low), MaxFourierFeatures)
 	}
 	for i := range low {
-		if !(high[i] > low[i]) || math.IsInf(low[i], 0) || math.IsInf(high[i], 0) {
-			return nil, fmt.Errorf("envs: Fourier bounds for dimension %d are [%v, %v]: need finite low < high", i, low[i], high[i])
+		if err := check.In(fmt.Sprintf("low[%d]", i), low[i], param.Finite); err != nil {
+			return nil, err
+		}
+		if err := check.In(fmt.Sprintf("high[%d]", i), high[i], param.Interval{Lo: low[i], Hi: math.Inf(1)}); err != nil {
+			return nil, err
 		}
 	}
 	d := len(low)

@@ -1,6 +1,8 @@
 package envs
 
 import (
+	"dprl/dprl/param"
+
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -45,9 +47,15 @@ type HIV struct {
 }
 
 // NewHIV returns the simulator.
+// Invalid parameters (DaysPerStep or a tolerance not positive and finite, a penalty not finite) make every
+// Reset return an error naming the field.
 func NewHIV(p HIVParams) *HIV {
 	p = p.withDefaults()
-	return &HIV{p: p, ode: dopri5{rtol: p.RelTol, atol: p.AbsTol}}
+	h := &HIV{p: p, ode: dopri5{rtol: p.RelTol, atol: p.AbsTol}}
+	h.bad = param.First(check.In("DaysPerStep", p.DaysPerStep, param.Positive), check.In("RTIPenalty", p.RTIPenalty, param.Finite),
+		check.In("PIPenalty", p.PIPenalty, param.Finite), check.In("RelTol", p.RelTol, param.Positive),
+		check.In("AbsTol", p.AbsTol, param.Positive))
+	return h
 }
 
 // HIVStart is the unhealthy steady state the episodes start from.

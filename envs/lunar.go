@@ -1,6 +1,8 @@
 package envs
 
 import (
+	"dprl/dprl/param"
+
 	"math"
 	"math/rand/v2"
 
@@ -79,7 +81,15 @@ type LunarLander struct {
 }
 
 // NewLunarLander returns LunarLander-v3.
-func NewLunarLander(p LunarLanderParams) *LunarLander { return &LunarLander{p: p.withDefaults()} }
+// Invalid parameters (Gravity outside (−12, 0), a wind or turbulence power negative or not finite) make
+// every Reset return an error naming the field.
+func NewLunarLander(p LunarLanderParams) *LunarLander {
+	l := &LunarLander{p: p.withDefaults()}
+	q := l.p
+	l.bad = param.First(check.In("Gravity", q.Gravity, param.Interval{Lo: -12, Hi: 0}),
+		check.In("WindPower", q.WindPower, param.NonNegative), check.In("TurbulencePower", q.TurbulencePower, param.NonNegative))
+	return l
+}
 
 func (l *LunarLander) Name() string    { return "lunarlander" }
 func (l *LunarLander) NumActions() int { return 4 }

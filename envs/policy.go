@@ -1,6 +1,8 @@
 package envs
 
 import (
+	"dprl/dprl/param"
+
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -63,21 +65,21 @@ type TablePolicy struct {
 // NewTablePolicy validates the rows (each a probability vector over the same number of actions).
 func NewTablePolicy(p [][]float64) (*TablePolicy, error) {
 	if len(p) == 0 {
-		return nil, fmt.Errorf("envs: policy table has no states")
+		return nil, check.Errorf("p", 0, "at least one row (state) in the policy table")
 	}
 	for s, row := range p {
 		if len(row) != len(p[0]) || len(row) == 0 {
-			return nil, fmt.Errorf("envs: policy table row %d has %d actions, row 0 has %d", s, len(row), len(p[0]))
+			return nil, check.Errorf(fmt.Sprintf("p[%d]", s), float64(len(row)), "len(p[0]) = %d ≥ 1 actions", len(p[0]))
 		}
 		sum := 0.0
 		for a, q := range row {
 			if !(q >= 0) {
-				return nil, fmt.Errorf("envs: policy table P[%d][%d] = %v is outside the allowed range [0, 1]", s, a, q)
+				return nil, check.In(fmt.Sprintf("p[%d][%d]", s, a), q, param.Probability)
 			}
 			sum += q
 		}
 		if math.Abs(sum-1) > 1e-9 {
-			return nil, fmt.Errorf("envs: policy table row %d sums to %v, want 1", s, sum)
+			return nil, check.Errorf(fmt.Sprintf("p[%d]", s), sum, "rows summing to 1 (the value is the sum)")
 		}
 	}
 	return &TablePolicy{P: p}, nil
@@ -85,6 +87,17 @@ func NewTablePolicy(p [][]float64) (*TablePolicy, error) {
 
 // ConstantTable returns the table policy with the same action probabilities in each of n states.
 func ConstantTable(n int, probs ...float64) (*TablePolicy, error) {
+	if err := check.Int("n", n, 1, 1<<24); err != nil {
+		return nil, err
+	}
+	if len(probs) == 0 {
+		return nil, check.Errorf("probs", 0, "at least one action probability")
+	}
+	for a, q := range probs {
+		if err := check.In(fmt.Sprintf("probs[%d]", a), q, param.Probability); err != nil {
+			return nil, err
+		}
+	}
 	p := make([][]float64, n)
 	for s := range p {
 		p[s] = append([]float64(nil), probs...)

@@ -92,10 +92,13 @@ type SparseVector struct {
 	QueryScale     float64 // 4Δ/ε
 }
 
-// NewSparseVector validates p and starts the first run.
+// NewSparseVector validates p (Epsilon and Sensitivity in (0, ∞), a finite Threshold, a known Stop rule, a
+// non-nil Src; errors name the field) and starts the first run.
 func NewSparseVector(p SparseVectorParams) (*SparseVector, error) {
-	if err := firstErr(checkEpsilon(p.Epsilon), checkSensitivity(p.Sensitivity),
-		inRange("threshold", p.Threshold, math.Inf(-1), math.Inf(1), false, false)); err != nil {
+	if err := firstErr(inRange("Epsilon", p.Epsilon, 0, math.Inf(1), false, false),
+		inRange("Sensitivity", p.Sensitivity, 0, math.Inf(1), false, false),
+		inRange("Threshold", p.Threshold, math.Inf(-1), math.Inf(1), false, false),
+		check.Int("Stop", int(p.Stop), int(StopAtAbove), int(StopAtBelow))); err != nil {
 		return nil, err
 	}
 	if err := checkSource("Src", p.Src); err != nil {

@@ -188,7 +188,7 @@ func TestSparseVector(t *testing.T) {
 	if math.Abs(float64(count)/20000-0.5) > 0.015 {
 		t.Errorf("P(above at the threshold) = %g", float64(count)/20000)
 	}
-	if _, err := NewSparseVector(SparseVectorParams{Epsilon: 1, Sensitivity: 1, Threshold: math.NaN(), Src: rand.NewPCG(1, 1)}); paramName(err) != "threshold" {
+	if _, err := NewSparseVector(SparseVectorParams{Epsilon: 1, Sensitivity: 1, Threshold: math.NaN(), Src: rand.NewPCG(1, 1)}); paramName(err) != "Threshold" {
 		t.Errorf("NaN threshold: %v", err)
 	}
 }

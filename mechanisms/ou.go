@@ -1,6 +1,8 @@
 package mechanisms
 
 import (
+	"errors"
+
 	"math"
 	"math/rand/v2"
 )
@@ -35,19 +37,22 @@ func NewOUPath(sigma, beta float64, src rand.Source) (*OUPath, error) {
 		return nil, err
 	}
 	if src == nil {
-		panic("mechanisms: NewOUPath with a nil rand.Source")
+		return nil, errors.New("mechanisms: src = nil: NewOUPath needs a rand.Source")
 	}
 	return &OUPath{Sigma: sigma, Beta: beta, rng: rand.New(src), root: nilNode}, nil
 }
 
+// MaxOUPaths bounds the number of paths NewOUPaths makes (one per action).
+const MaxOUPaths = 1 << 20
+
 // NewOUPaths returns m independent paths (one per action), each with its own stream derived from src, so
 // each path's values do not depend on the order in which the other paths are queried.
 func NewOUPaths(m int, sigma, beta float64, src rand.Source) ([]*OUPath, error) {
-	if m < 1 {
-		return nil, &ParamError{Pkg: "mechanisms", Param: "m", Value: float64(m), Allowed: "[1, ∞)"}
+	if err := firstErr(check.Int("m", m, 1, MaxOUPaths), checkSigma(sigma), inRange("beta", beta, 0, math.Inf(1), false, false)); err != nil {
+		return nil, err
 	}
 	if src == nil {
-		panic("mechanisms: NewOUPaths with a nil rand.Source")
+		return nil, errors.New("mechanisms: src = nil: NewOUPaths needs a rand.Source")
 	}
 	paths := make([]*OUPath, m)
 	for i := range paths {

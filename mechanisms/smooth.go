@@ -1,6 +1,8 @@
 package mechanisms
 
 import (
+	"errors"
+
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -26,8 +28,8 @@ func SmoothGaussianConstants(epsilon, delta float64, d int, v SmoothVariant) (al
 	if err := firstErr(checkEpsilon(epsilon), checkDeltaPositive(delta)); err != nil {
 		return 0, 0, err
 	}
-	if d < 1 {
-		return 0, 0, &ParamError{Pkg: "mechanisms", Param: "d", Value: float64(d), Allowed: "[1, ∞)"}
+	if err := firstErr(check.AtLeast("d", d, 1), check.Int("v", int(v), int(SmoothLemma1), int(SmoothAppendixA))); err != nil {
+		return 0, 0, err
 	}
 	switch v {
 	case SmoothLemma1:
@@ -37,8 +39,6 @@ func SmoothGaussianConstants(epsilon, delta float64, d int, v SmoothVariant) (al
 		alpha = 15 * math.Sqrt(2*math.Log(4/delta)) / epsilon
 		r := math.Sqrt(float64(d)) + math.Sqrt(2*math.Log(2/delta))
 		beta = 2 * epsilon / (5 * r * r)
-	default:
-		panic("mechanisms: unknown SmoothVariant")
 	}
 	return alpha, beta, nil
 }
@@ -47,10 +47,21 @@ func SmoothGaussianConstants(epsilon, delta float64, d int, v SmoothVariant) (al
 // over datasets within distance k (A must be non-decreasing in k, and constant beyond kMax). This is the
 // smooth upper bound of Nissim et al. (2007, Def. 2.1/Lemma 2.3); Balle et al.'s Lemmas 5 and 9 give A(k)
 // in closed form for DP-LSW and DP-LSL through the visit counts. argmax is the first k attaining it.
+//
+// The scan stops once e^{−kβ}·A(kMax) cannot exceed the bound found (A is non-decreasing), so the work is
+// about ln(A(kMax)/bound)/β terms however large kMax is; the result is the same as the full scan. A β that
+// is NaN or negative, a negative kMax or a nil A give (NaN, −1).
 func SmoothUpperBound(beta float64, kMax int, A func(k int) float64) (bound float64, argmax int) {
+	if !(beta >= 0) || kMax < 0 || A == nil {
+		return math.NaN(), -1
+	}
+	top := A(kMax)
 	for k := 0; k <= kMax; k++ {
 		if v := math.Exp(-float64(k)*beta) * A(k); v > bound {
 			bound, argmax = v, k
+		}
+		if bound > 0 && math.Exp(-float64(k+1)*beta)*top <= bound {
+			break
 		}
 	}
 	return bound, argmax
@@ -71,7 +82,7 @@ func NewSmoothGaussian(epsilon, delta float64, d int, v SmoothVariant, src rand.
 		return nil, err
 	}
 	if src == nil {
-		panic("mechanisms: NewSmoothGaussian with a nil rand.Source")
+		return nil, errors.New("mechanisms: src = nil: NewSmoothGaussian needs a rand.Source (SecureSource for real releases)")
 	}
 	return &SmoothGaussian{Epsilon: epsilon, Delta: delta, Dim: d, Alpha: a, Beta: b, rng: rand.New(src)}, nil
 }
@@ -84,7 +95,7 @@ func (m *SmoothGaussian) Release(value []float64, smoothBound float64) ([]float6
 	if len(value) != m.Dim {
 		return nil, 0, &ParamError{Pkg: "mechanisms", Param: "len(value)", Value: float64(len(value)), Allowed: fmt.Sprintf("[%d, %d] (the dimension given at construction)", m.Dim, m.Dim)}
 	}
-	if err := inRange("smooth bound", smoothBound, 0, math.Inf(1), true, false); err != nil {
+	if err := inRange("smoothBound", smoothBound, 0, math.Inf(1), true, false); err != nil {
 		return nil, 0, err
 	}
 	sigma := m.Sigma(smoothBound)

@@ -9,6 +9,8 @@
 package accounting
 
 import (
+	"dprl/dprl/param"
+
 	"fmt"
 	"math"
 
@@ -65,6 +67,8 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", int(m))
 }
 
+const check param.Checker = "accounting"
+
 // Workload is T steps of a Gaussian with noise multiplier Z (σ/C, C the clip) on samples drawn at rate Q;
 // N is the dataset size the without-replacement method needs (batch Q·N, rounded).
 type Workload struct {
@@ -74,15 +78,8 @@ type Workload struct {
 }
 
 func (w Workload) check() error {
-	switch {
-	case !(w.Q > 0 && w.Q <= 1):
-		return &mechanisms.ParamError{Pkg: "accounting", Param: "q", Value: w.Q, Allowed: "(0, 1]"}
-	case !(w.Z > 0) || math.IsInf(w.Z, 0):
-		return &mechanisms.ParamError{Pkg: "accounting", Param: "z", Value: w.Z, Allowed: "(0, ∞)"}
-	case w.Steps < 1:
-		return &mechanisms.ParamError{Pkg: "accounting", Param: "steps", Value: float64(w.Steps), Allowed: "[1, ∞)"}
-	}
-	return nil
+	return param.First(check.In("Q", w.Q, param.Interval{Lo: 0, Hi: 1, HiClosed: true}), check.In("Z", w.Z, param.Positive),
+		check.AtLeast("Steps", w.Steps, 1), check.AtLeast("N", w.N, 0))
 }
 
 // Epsilon is the workload's ε at δ by method m.
@@ -90,8 +87,8 @@ func Epsilon(m Method, w Workload, delta float64) (float64, error) {
 	if err := w.check(); err != nil {
 		return 0, err
 	}
-	if !(delta > 0 && delta < 1) {
-		return 0, &mechanisms.ParamError{Pkg: "accounting", Param: "delta", Value: delta, Allowed: "(0, 1)"}
+	if err := check.In("delta", delta, param.OpenUnit); err != nil {
+		return 0, err
 	}
 	var poisson mechanisms.Event = mechanisms.PoissonSampled{Q: w.Q, Event: mechanisms.GaussianEvent{NoiseMultiplier: w.Z}}
 	if w.Q == 1 {
@@ -130,7 +127,7 @@ func Epsilon(m Method, w Workload, delta float64) (float64, error) {
 		return best, nil
 	case RDPWithoutReplacement:
 		if w.N < 1 {
-			return 0, &mechanisms.ParamError{Pkg: "accounting", Param: "N", Value: float64(w.N), Allowed: "[1, ∞) for sampling without replacement"}
+			return 0, check.Errorf("N", float64(w.N), "[1, ∞) (sampling without replacement needs the dataset size)")
 		}
 		b := max(1, int(math.Round(w.Q*float64(w.N))))
 		a, err := mechanisms.NewRDPAccountant(nil, mechanisms.ConversionImproved)
@@ -158,12 +155,16 @@ func Epsilon(m Method, w Workload, delta float64) (float64, error) {
 		e, _, err := mechanisms.AdvancedComposition(e0, d0, w.Steps, delta/2)
 		return e, err
 	}
-	return 0, fmt.Errorf("accounting: unknown method %d", int(m))
+	return 0, check.Errorf("m", float64(m), "a Method listed in Methods")
 }
 
 // NoiseFor is the smallest multiplier z in [0.3, 100] for which the workload (its Z ignored) meets (eps, delta)
 // by method m (an error if none does; below 0.3 the PLD grid explodes and no practical workload needs it).
 func NoiseFor(m Method, w Workload, eps, delta float64) (float64, error) {
+	w.Z = 1 // found by the search
+	if err := param.First(check.In("eps", eps, param.Positive), check.In("delta", delta, param.OpenUnit), w.check()); err != nil {
+		return 0, err
+	}
 	return mechanisms.CalibrateNoise(eps, 0.3, 100, func(z float64) (float64, error) {
 		w.Z = z
 		return Epsilon(m, w, delta)

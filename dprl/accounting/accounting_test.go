@@ -3,6 +3,7 @@ package accounting
 import (
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	"dprl/dprl"
@@ -147,5 +148,41 @@ func TestPaperTables(t *testing.T) {
 	}
 	if g.Rows[0][2] != "yes" || g.Rows[1][2] == "yes" || !(cell(t, g, 0, "classic/analytic") > 1) {
 		t.Errorf("Gaussian table: %v", g.Rows)
+	}
+}
+
+// TestGridGapsNeverZeros: with Trials recovering panics, a panicking method must still be a gap (NaN),
+// never the zero value of a trial that did not run; negative workers used to index a nil slice.
+func TestGridGapsNeverZeros(t *testing.T) {
+	c := grid([]Method{PLD, RDP}, 3, 2, nil, func(m Method, i int) (float64, error) {
+		if m == RDP && i == 1 {
+			panic("boom")
+		}
+		return 1, nil
+	})
+	if c[0].Y[0] != 1 || !math.IsNaN(c[1].Y[1]) || c[1].Y[2] != 1 {
+		t.Errorf("curves %v %v", c[0].Y, c[1].Y)
+	}
+	c = grid([]Method{PLD}, 2, -3, nil, func(Method, int) (float64, error) { return 1, nil })
+	if len(c[0].Y) != 2 || c[0].Y[0] != 1 {
+		t.Errorf("negative workers: %v", c[0].Y)
+	}
+}
+
+func TestTablesNameTheirArguments(t *testing.T) {
+	for want, err := range map[string]error{
+		"epsilons[1] = -1": func() error { _, err := GaussianTable([]float64{1, -1}, 1e-5); return err }(),
+		"ks[0] = 0":        func() error { _, err := CompositionTable(1, []int{0}, 1e-5); return err }(),
+		"z = 0":            func() error { _, err := CompositionTable(0, []int{1}, 1e-5); return err }(),
+		"rows[0].Eps1 = 0": func() error {
+			_, err := SharmaTable([]SharmaRow{{Eps1: 0, Delta1: 1e-5, PMin: 0.1, T: 1, L: 1}})
+			return err
+		}(),
+		"Q = 2":     func() error { _, err := Epsilon(RDP, Workload{Q: 2, Z: 1, Steps: 1}, 1e-5); return err }(),
+		"eps = NaN": func() error { _, err := NoiseFor(RDP, Workload{Q: 0.1, Steps: 1}, math.NaN(), 1e-5); return err }(),
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v, want %q", err, want)
+		}
 	}
 }

@@ -1,6 +1,10 @@
 package accounting
 
 import (
+	"fmt"
+
+	"dprl/dprl/param"
+
 	"math"
 
 	"dprl/dprl"
@@ -18,6 +22,17 @@ import (
 // shown for the Appendix-A row, labelled.
 func BalleTable(privacy [][2]float64, dims []int) (*dprl.Table, error) {
 	t := &dprl.Table{Columns: []string{"constants", "ε", "δ", "d", "α", "β", "1/β", "analytic σ (Δ = 1)", "α / analytic σ", "ICML-era code β (not private)"}}
+	for i, p := range privacy {
+		if err := param.First(check.In(fmt.Sprintf("privacy[%d][0]", i), p[0], param.Positive),
+			check.In(fmt.Sprintf("privacy[%d][1]", i), p[1], param.OpenUnit)); err != nil {
+			return nil, err
+		}
+	}
+	for i, d := range dims {
+		if err := check.AtLeast(fmt.Sprintf("dims[%d]", i), d, 1); err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range privacy {
 		for _, d := range dims {
 			analytic, err := mechanisms.AnalyticGaussianSigma(p[0], p[1], 1)
@@ -54,6 +69,12 @@ type XieRow struct {
 func XieTable(rows []XieRow) (*dprl.Table, error) {
 	const delta, clip = 1e-5, 1.0
 	t := &dprl.Table{Columns: []string{"n", "T", "target ε", "σ (paper accounting)", "implied c₂", "ε, Poisson add/remove, same σ"}}
+	for i, r := range rows {
+		if err := param.First(check.AtLeast(fmt.Sprintf("rows[%d].N", i), r.N, 1), check.AtLeast(fmt.Sprintf("rows[%d].T", i), r.T, 1),
+			check.In(fmt.Sprintf("rows[%d].Eps", i), r.Eps, param.Positive)); err != nil {
+			return nil, err
+		}
+	}
 	for _, r := range rows {
 		s, err := policyeval.GPOPESigma(policyeval.AccountingPaper, r.N, r.T, r.Eps, delta, clip, nil)
 		if err != nil {
@@ -73,10 +94,10 @@ func XieTable(rows []XieRow) (*dprl.Table, error) {
 // accounting of the same releases, for each calibration.
 func WangHegdeTable(cals []fnq.Calibration) (*dprl.Table, error) {
 	t := &dprl.Table{Columns: []string{"ε", "δ", "T′ = T/B", "α", "k", "‖f‖²_H ≤ C", "σ (Thm 5)", "exact ε of σ (GDP)", "KOV-formula ε", "exact σ for ε (GDP)", "2k − 8.68√β σ"}}
-	for _, c := range cals {
+	for i, c := range cals {
 		k, err := c.Compute()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("accounting: cals[%d]: %w", i, err)
 		}
 		t.Add(c.Epsilon, c.Delta, k.Steps, c.LR, c.K, sig4(k.NormSq), sig4(k.SigmaThm5), sig4(k.EpsilonGDP), sig4(k.EpsilonKOV), sig4(k.SigmaGDP), sig4(k.TailMargin))
 	}
@@ -95,6 +116,14 @@ type SharmaRow struct {
 // composition (Dwork–Roth Thm 3.20) actually certifies for the T rounds.
 func SharmaTable(rows []SharmaRow) (*dprl.Table, error) {
 	t := &dprl.Table{Columns: []string{"setting", "ε1", "δ1", "T", "L", "ε'", "δ'", "c_min", "θ", "E[θ̂]", "threshold b", "query b", "Thm 3.20 ε of T rounds"}}
+	for i, r := range rows {
+		if err := param.First(check.In(fmt.Sprintf("rows[%d].Eps1", i), r.Eps1, param.Positive),
+			check.In(fmt.Sprintf("rows[%d].Delta1", i), r.Delta1, param.OpenUnit),
+			check.In(fmt.Sprintf("rows[%d].PMin", i), r.PMin, param.Interval{Lo: 0, Hi: 1, HiClosed: true}),
+			check.AtLeast(fmt.Sprintf("rows[%d].T", i), r.T, 1), check.AtLeast(fmt.Sprintf("rows[%d].L", i), r.L, 1)); err != nil {
+			return nil, err
+		}
+	}
 	for _, r := range rows {
 		c, err := expertdp.Constants(r.Eps1, r.Delta1, r.PMin, r.T, r.L)
 		if err != nil {
@@ -113,6 +142,9 @@ func SharmaTable(rows []SharmaRow) (*dprl.Table, error) {
 func SeoYangTable(epsilons []float64, delta float64) (*dprl.Table, error) {
 	t := &dprl.Table{Columns: []string{"ε per step", "σ eq. (3)", "σ §2.1 typo", "analytic σ, Δ = |C|", "analytic σ, Δ = 2|C|",
 		"ε of 100 releases, Δ = |C|", "ε of 10⁴ releases, Δ = |C|", "ε of 100 releases, Δ = 2|C|", "ε of 10⁴ releases, Δ = 2|C|"}}
+	if err := checkList("epsilons", epsilons, param.Positive, delta); err != nil {
+		return nil, err
+	}
 	for _, e := range epsilons {
 		a1, err := mechanisms.AnalyticGaussianSigma(e, delta, 1)
 		if err != nil {

@@ -1,6 +1,8 @@
 package accounting
 
 import (
+	"dprl/dprl/param"
+
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -20,13 +22,24 @@ type Curve struct {
 
 // grid evaluates f for every method and x on up to workers goroutines; progress sees every point.
 func grid(methods []Method, n, workers int, progress dprl.Progress, f func(m Method, i int) (float64, error)) []Curve {
-	vals, _ := dprl.Trials(len(methods)*n, workers, 0, progress, func(k int, _ rand.Source) (float64, error) {
+	vals, err := dprl.Trials(len(methods)*n, max(workers, 0), 0, progress, func(k int, _ rand.Source) (v float64, _ error) {
+		defer func() {
+			if recover() != nil {
+				v = math.NaN() // a method that fails on this point is a gap, never a value
+			}
+		}()
 		v, err := f(methods[k/n], k%n)
 		if err != nil {
 			return math.NaN(), nil // e.g. a calibration that no σ in range meets: drawn as a gap
 		}
 		return v, nil
 	})
+	if err != nil || len(vals) != len(methods)*n {
+		vals = make([]float64, len(methods)*n)
+		for i := range vals {
+			vals[i] = math.NaN()
+		}
+	}
 	out := make([]Curve, len(methods))
 	for j, m := range methods {
 		out[j] = Curve{Method: m, Y: vals[j*n : (j+1)*n]}
@@ -92,6 +105,9 @@ func sig4(v float64) any {
 // scale and the SVT noise scales at the same ε.
 func GaussianTable(epsilons []float64, delta float64) (*dprl.Table, error) {
 	t := &dprl.Table{Columns: []string{"ε", "classic σ", "classic valid?", "analytic σ", "classic/analytic", "Laplace b", "SVT threshold b", "SVT query b"}}
+	if err := checkList("epsilons", epsilons, param.Positive, delta); err != nil {
+		return nil, err
+	}
 	for _, e := range epsilons {
 		classic := mechanisms.ClassicGaussianFormula(e, delta, 1)
 		analytic, err := mechanisms.AnalyticGaussianSigma(e, delta, 1)
@@ -112,6 +128,14 @@ func GaussianTable(epsilons []float64, delta float64) (*dprl.Table, error) {
 // (exact, μ = √k/z), PLD, RDP, and advanced and optimal composition of the single step's (ε0, δ/(2k)).
 func CompositionTable(z float64, ks []int, delta float64) (*dprl.Table, error) {
 	t := &dprl.Table{Columns: []string{"k", "μ-GDP (exact)", "PLD", "RDP", "advanced composition", "optimal composition (KOV)"}}
+	if err := param.First(check.In("z", z, param.Positive), check.In("delta", delta, param.OpenUnit)); err != nil {
+		return nil, err
+	}
+	for i, k := range ks {
+		if err := check.AtLeast(fmt.Sprintf("ks[%d]", i), k, 1); err != nil {
+			return nil, err
+		}
+	}
 	for _, k := range ks {
 		w := Workload{Q: 1, Z: z, Steps: k}
 		gdp, err := mechanisms.GDPEpsilon(math.Sqrt(float64(k))/z, delta)
@@ -129,4 +153,14 @@ func CompositionTable(z float64, ks []int, delta float64) (*dprl.Table, error) {
 		t.Add(row...)
 	}
 	return t, nil
+}
+
+// checkList checks every xs[i] against iv, naming it name[i], and δ ∈ (0, 1).
+func checkList(name string, xs []float64, iv param.Interval, delta float64) error {
+	for i, x := range xs {
+		if err := check.In(fmt.Sprintf("%s[%d]", name, i), x, iv); err != nil {
+			return err
+		}
+	}
+	return check.In("delta", delta, param.OpenUnit)
 }

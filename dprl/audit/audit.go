@@ -20,6 +20,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"dprl/dprl"
+	"dprl/dprl/param"
 )
 
 // ClopperPearson is the exact two-sided confidence interval at level conf for a binomial proportion with k
@@ -86,21 +87,28 @@ type Result struct {
 	Delta        float64
 }
 
+// MaxRuns bounds Config.Runs: 4·Runs statistics are held in memory.
+const MaxRuns = 1 << 22
+
+const check param.Checker = "audit"
+
 // Run audits p: 2·Runs runs per input (streams fixed by Seed and the run number, so the result does not
 // depend on the number of workers); the first Runs of each choose the threshold and direction that maximise
 // the point estimate, the others measure the rates.
 func Run(p Procedure, cfg Config, progress dprl.Progress) (*Result, error) {
-	if cfg.Runs < 10 {
-		return nil, fmt.Errorf("audit: Runs = %d is outside the allowed range [10, ∞)", cfg.Runs)
-	}
-	if !(cfg.Delta >= 0 && cfg.Delta < 1) {
-		return nil, fmt.Errorf("audit: Delta = %v is outside the allowed range [0, 1)", cfg.Delta)
-	}
 	if cfg.Confidence == 0 {
 		cfg.Confidence = 0.95
 	}
-	if !(cfg.Confidence > 0 && cfg.Confidence < 1) {
-		return nil, fmt.Errorf("audit: Confidence = %v is outside the allowed range (0, 1)", cfg.Confidence)
+	if err := param.First(
+		check.Int("Runs", cfg.Runs, 10, MaxRuns),
+		check.In("Delta", cfg.Delta, param.Interval{Lo: 0, Hi: 1, LoClosed: true}),
+		check.In("Confidence", cfg.Confidence, param.OpenUnit),
+		check.AtLeast("Workers", cfg.Workers, 0),
+	); err != nil {
+		return nil, err
+	}
+	if p.Run == nil {
+		return nil, check.Errorf("Run", 0, "a non-nil function (Procedure %q has none)", p.Name)
 	}
 	start := time.Now()
 	n := cfg.Runs

@@ -10,6 +10,8 @@
 package display
 
 import (
+	"errors"
+
 	"bytes"
 	"fmt"
 	"html"
@@ -73,6 +75,9 @@ func NewProgress(label string, total int) *Progress { return Default.NewProgress
 // Plot renders p as PNG at size s and shows it inline, or writes it to a file in d.Dir named after the
 // plot's title and prints the path.
 func (d *Display) Plot(p *plot.Plot, s figure.Size) error {
+	if p == nil {
+		return errors.New("display: p = nil: Plot needs a plot")
+	}
 	png, err := figure.PNG(p, s)
 	if err != nil {
 		return err
@@ -82,6 +87,9 @@ func (d *Display) Plot(p *plot.Plot, s figure.Size) error {
 
 // PNG shows encoded PNG bytes inline, or writes them to d.Dir as NNN-name.png and prints the path.
 func (d *Display) PNG(png []byte, name string) error {
+	if len(png) == 0 {
+		return errors.New("display: png is empty: nothing to show")
+	}
 	if d.Notebook {
 		gonbui.DisplayPng(png)
 		return nil

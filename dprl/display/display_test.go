@@ -183,3 +183,16 @@ func TestSlug(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressBarNegativeCount: a negative count made strings.Repeat panic in the text bar.
+func TestProgressBarNegativeCount(t *testing.T) {
+	if got := textBar(-5, 10, 4); got != "[....]" {
+		t.Errorf("textBar(-5, 10, 4) = %q", got)
+	}
+	if err := (&Display{}).PNG(nil, "x"); err == nil {
+		t.Error("an empty PNG was accepted")
+	}
+	if err := (&Display{}).Plot(nil, figure.DefaultSize); err == nil {
+		t.Error("a nil plot was accepted")
+	}
+}

@@ -161,7 +161,7 @@ func textBar(done, total, width int) string {
 	if total <= 0 {
 		return "[" + strings.Repeat("?", width) + "]"
 	}
-	k := int(math.Round(float64(width) * float64(min(done, total)) / float64(total)))
+	k := int(math.Round(float64(width) * float64(max(min(done, total), 0)) / float64(total))) // a negative count draws empty
 	return "[" + strings.Repeat("#", k) + strings.Repeat(".", width-k) + "]"
 }
 

@@ -7,6 +7,8 @@
 package figure
 
 import (
+	"dprl/dprl/param"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -125,11 +127,11 @@ func Curves(opt Options, series ...Series) (*plot.Plot, error) {
 	drawn := 0
 	for k, s := range series {
 		if len(s.Y) == 0 {
-			return nil, fmt.Errorf("figure: series %q has no trials", s.Name)
+			return nil, check.Errorf(fmt.Sprintf("series[%d].Y", k), 0, "at least one trial (series %q has none)", s.Name)
 		}
 		for t, row := range s.Y {
 			if len(row) != len(s.X) {
-				return nil, fmt.Errorf("figure: series %q trial %d has %d values for %d x values", s.Name, t, len(row), len(s.X))
+				return nil, check.Errorf(fmt.Sprintf("series[%d].Y[%d]", k, t), float64(len(row)), "len(X) = %d values (series %q)", len(s.X), s.Name)
 			}
 		}
 		mean, std, n := MeanStd(s.Y)
@@ -190,7 +192,7 @@ func Curves(opt Options, series ...Series) (*plot.Plot, error) {
 		}
 	}
 	if drawn == 0 {
-		return nil, errors.New("figure: no finite points to draw")
+		return nil, errors.New("figure: series: no finite points to draw (every X or mean Y is NaN, infinite, or not positive on a log axis)")
 	}
 	return p, nil
 }
@@ -223,10 +225,23 @@ type Size struct {
 // DefaultSize suits a notebook column: 16 cm × 10 cm at 110 dpi (about 690 × 430 pixels).
 var DefaultSize = Size{Width: 16 * vg.Centimeter, Height: 10 * vg.Centimeter, DPI: 110}
 
-// PNG renders p at size s.
+// MaxPixels bounds the pixels PNG renders (about 100 megapixels: 400 MB of RGBA).
+const MaxPixels = 100_000_000
+
+const check param.Checker = "figure"
+
+// PNG renders p at size s; a nil plot, a size that is not positive or larger than MaxPixels is an error
+// naming the field.
 func PNG(p *plot.Plot, s Size) ([]byte, error) {
-	if s.Width <= 0 || s.Height <= 0 || s.DPI <= 0 {
-		return nil, fmt.Errorf("figure: size %v×%v at %d dpi: width, height and DPI must be positive", s.Width, s.Height, s.DPI)
+	if p == nil {
+		return nil, errors.New("figure: p = nil: PNG needs a plot")
+	}
+	if err := param.First(check.In("Width", float64(s.Width), param.Positive), check.In("Height", float64(s.Height), param.Positive),
+		check.Int("DPI", s.DPI, 1, 10000)); err != nil {
+		return nil, err
+	}
+	if px := float64(s.Width) / vg.Inch.Points() * float64(s.DPI) * float64(s.Height) / vg.Inch.Points() * float64(s.DPI); !(px <= MaxPixels) {
+		return nil, check.Errorf("Width", float64(s.Width), "a Width × Height at DPI of at most MaxPixels = %d pixels (this size has %.3g)", MaxPixels, px)
 	}
 	c := vgimg.NewWith(vgimg.UseWH(s.Width, s.Height), vgimg.UseDPI(s.DPI))
 	p.Draw(draw.New(c))

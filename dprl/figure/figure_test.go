@@ -7,7 +7,10 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
 
 	"gonum.org/v1/plot/vg"
 )
@@ -137,5 +140,31 @@ func TestLogTickLabels(t *testing.T) {
 		if len(l) > 6 {
 			t.Errorf("long tick label %q", l)
 		}
+	}
+}
+
+// TestBadFigureInput: PNG(nil) panicked and a huge size panicked in image.NewRGBA (or exhausted memory).
+func TestBadFigureInput(t *testing.T) {
+	p, err := Curves(Options{}, Series{Name: "s", X: []float64{1, 2}, Y: [][]float64{{1, 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p    *plot.Plot
+		s    Size
+		want string
+	}{
+		{nil, DefaultSize, "p = nil"},
+		{p, Size{Width: 1e9, Height: 1e9, DPI: 1000}, "MaxPixels"},
+		{p, Size{Width: 100, Height: 100, DPI: 0}, "DPI = 0"},
+		{p, Size{Width: -1, Height: 100, DPI: 100}, "Width = -1"},
+	} {
+		if _, err := PNG(c.p, c.s); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("PNG(%v): %v, want %q", c.s, err, c.want)
+		}
+	}
+	if _, err := Curves(Options{}, Series{Name: "s", X: []float64{1, 2}, Y: [][]float64{{1}}}); err == nil ||
+		!strings.Contains(err.Error(), "series[0].Y[0] = 1 is outside the allowed range len(X) = 2 values") {
+		t.Errorf("ragged series: %v", err)
 	}
 }
