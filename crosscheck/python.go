@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,6 +44,28 @@ func Reference(python, mode string, cases, out any) error {
 	}
 	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
 		return fmt.Errorf("crosscheck: ref.py %s output: %v", mode, err)
+	}
+	return nil
+}
+
+// Num is a float64 that also decodes the JSON strings "inf", "-inf" and "nan" (ref.py's non-finite values).
+type Num float64
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (n *Num) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"inf"`:
+		*n = Num(math.Inf(1))
+	case `"-inf"`:
+		*n = Num(math.Inf(-1))
+	case `"nan"`:
+		*n = Num(math.NaN())
+	default:
+		var f float64
+		if err := json.Unmarshal(b, &f); err != nil {
+			return err
+		}
+		*n = Num(f)
 	}
 	return nil
 }
