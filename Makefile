@@ -4,20 +4,34 @@ GO := /usr/local/go/bin/go
 export PATH := /usr/local/go/bin:$(shell /usr/local/go/bin/go env GOPATH 2>/dev/null)/bin:$(PATH)
 JUPYTER_FLAGS := --ip=127.0.0.1 --no-browser --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: notebooks test vet unit test-notebooks kernel jupyter strip clean
+.PHONY: notebooks test vet unit test-notebooks kernel jupyter strip clean crosscheck crosscheck-venv bench
 
 ## notebooks: install what is missing, execute every notebook at its default size, write HTML reports to build/notebooks/
 notebooks: kernel
 	$(GO) run ./kernels/nbrun -out build/notebooks
 
 ## test: go vet, go test, and every notebook headlessly in quick mode, with a browser screenshot of the tour
-test: vet unit test-notebooks
+test: vet unit crosscheck test-notebooks
 
 vet:
 	$(GO) vet ./...
 
 unit:
 	$(GO) test ./...
+
+## crosscheck: build the pinned reference environment (crosscheck/requirements.lock) and run the live
+## cross-checks against dp_accounting, prv_accountant and Gymnasium; a missing environment fails here
+crosscheck: crosscheck-venv
+	DPRL_CROSSCHECK=1 $(GO) test -count=1 -timeout 30m -v ./crosscheck
+
+crosscheck-venv:
+	crosscheck/venv.sh >/dev/null
+
+## bench: time dprl and the reference libraries on the same workloads in one run; writes build/bench/ratios.csv
+bench: crosscheck-venv
+	mkdir -p build/bench
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s ./mechanisms ./envs ./dprl/nn | tee build/bench/go-bench.txt
+	$(GO) run ./crosscheck/cmd/bench -out build/bench/ratios.csv
 
 test-notebooks:
 	kernels/install.sh --browser
