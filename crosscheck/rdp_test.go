@@ -3,6 +3,7 @@ package crosscheck
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"dprl/mechanisms"
@@ -17,14 +18,18 @@ type rdpCase struct {
 	Steps    int       `json:"steps"`
 	Orders   []float64 `json:"orders"`
 	Delta    float64   `json:"delta"`
+	Ours     []float64 `json:"ours"`                  // dprl's composed RDP, for dp_accounting's conversion
+	Quad     []float64 `json:"quad_orders,omitempty"` // fractional orders to integrate numerically
 	grid     string
 	ev       mechanisms.Event
 	relation string
 }
 
 type rdpRef struct {
-	RDP     []Num `json:"rdp"`
-	Epsilon Num   `json:"epsilon"`
+	RDP         []Num `json:"rdp"`
+	Epsilon     Num   `json:"epsilon"`
+	EpsilonOurs Num   `json:"epsilon_of_ours"`
+	Quad        []Num `json:"quad"`
 }
 
 // rdpCases draws n cases per sampling scheme: q log-uniform in [1e−4, 1], σ in [0.3, 30], steps in
@@ -67,62 +72,101 @@ func rdpCases(seed uint64, n int) []rdpCase {
 }
 
 // TestRDPMatchesDPAccounting: on 2×150 random cases (Poisson-subsampled Gaussian under add/remove, Gaussian
-// sampled without replacement under replace-one; every order grid), the composed RDP at each order equals
-// dp_accounting 0.6.0's to 1e−9 relative (orders where both are below 1e−300 count as equal), and so does ε
-// at δ (dp_accounting converts with the improved conversion).
+// sampled without replacement under replace-one; every order grid) the composed RDP agrees to 1e−9
+// relative with:
+//   - dp_accounting 0.6.0 at integer orders (both schemes) and at fractional orders without replacement
+//     (both interpolate between integer orders);
+//   - at fractional orders of the Poisson scheme, dp_accounting's series sums absolute values of its terms and
+//     overestimates (by up to 4× at α = 1.1), so there the reference is an mpmath quadrature of the defining
+//     integral at two orders per case, and dprl must also not exceed dp_accounting's value;
+//
+// and dp_accounting's conversion of dprl's RDP curve gives dprl's ε to 1e−9 relative.
+// Orders dp_accounting excludes (+∞ where its fractional series does not converge) are counted, not compared.
 func TestRDPMatchesDPAccounting(t *testing.T) {
 	py := python(t)
 	cases := rdpCases(1, 150)
+	qr := rand.New(rand.NewPCG(1, 22))
+	for i := range cases {
+		c := &cases[i]
+		one, err := mechanisms.RDPOf(c.ev, c.Orders)
+		if err != nil {
+			t.Fatalf("case %d %v: %v", i, c.ev, err)
+		}
+		for _, v := range one {
+			c.Ours = append(c.Ours, float64(c.Steps)*v)
+		}
+		if c.Kind == "poisson" {
+			var frac []float64
+			for _, a := range c.Orders {
+				if a != math.Trunc(a) {
+					frac = append(frac, a)
+				}
+			}
+			for range min(2, len(frac)) {
+				c.Quad = append(c.Quad, frac[qr.IntN(len(frac))])
+			}
+		}
+	}
 	var refs []rdpRef
 	if err := Reference(py, "rdp", cases, &refs); err != nil {
 		t.Fatal(err)
 	}
 	const tol = 1e-9
 	worst := map[string]float64{}
+	count := map[string]int{}
 	failed := map[string]int{}
 	excluded := 0
-	for i, c := range cases {
-		one, err := mechanisms.RDPOf(c.ev, c.Orders)
-		if err != nil {
-			t.Errorf("case %d %v: %v", i, c.ev, err)
-			continue
+	check := func(i int, key string, a, got, want float64) {
+		count[key]++
+		if math.Abs(got) < 1e-300 && math.Abs(want) < 1e-300 {
+			return
 		}
-		bad := false
+		d := relDiff(got, want)
+		worst[key] = math.Max(worst[key], d)
+		if !(d <= tol) {
+			failed[key]++
+			if failed[key] <= 3 {
+				c := cases[i]
+				t.Errorf("%s: case %d %v ×%d (%s grid) order %g: %.17g, reference %.17g (rel %.3g)", key, i, c.ev, c.Steps, c.grid, a, got, want, d)
+			}
+		}
+	}
+	for i, c := range cases {
+		ref := refs[i]
 		for j, a := range c.Orders {
-			got, want := float64(c.Steps)*one[j], float64(refs[i].RDP[j])
+			got, want := c.Ours[j], float64(ref.RDP[j])
 			if math.IsInf(want, 1) {
-				// dp_accounting excludes an order (+∞) where its fractional-order series fails to converge.
 				excluded++
 				continue
 			}
-			if math.Abs(got) < 1e-300 && math.Abs(want) < 1e-300 {
-				continue
+			switch {
+			case a == math.Trunc(a):
+				check(i, c.Kind+" integer orders vs dp_accounting", a, got, want)
+			case c.Kind == "wor":
+				check(i, "wor fractional orders vs dp_accounting", a, got, want)
+			default:
+				count["poisson fractional orders ≤ dp_accounting"]++
+				if got > want*(1+tol) {
+					failed["poisson fractional orders ≤ dp_accounting"]++
+					t.Errorf("case %d %v order %g: RDP %.17g above dp_accounting's %.17g", i, c.ev, a, got, want)
+				}
 			}
-			d := relDiff(got, want)
-			worst[c.Kind+" rdp"] = math.Max(worst[c.Kind+" rdp"], d)
-			if !(d <= tol) && !bad {
-				bad = true
-				failed[c.Kind+" rdp"]++
-				t.Errorf("case %d %v ×%d (%s grid) order %g: RDP %.17g, dp_accounting %.17g (rel %.3g)", i, c.ev, c.Steps, c.grid, a, got, want, d)
-			}
+		}
+		for k, a := range c.Quad {
+			j := slices.Index(c.Orders, a)
+			check(i, "poisson fractional orders vs quadrature", a, c.Ours[j], float64(ref.Quad[k]))
 		}
 		acc, _ := mechanisms.NewRDPAccountant(c.Orders, mechanisms.ConversionImproved)
 		if err := acc.Compose(c.ev, c.Steps); err != nil {
-			t.Errorf("case %d: %v", i, err)
-			continue
+			t.Fatalf("case %d: %v", i, err)
 		}
 		eps, err := acc.Epsilon(c.Delta)
 		if err != nil {
-			t.Errorf("case %d %v ×%d δ=%g: %v (dp_accounting ε %g)", i, c.ev, c.Steps, c.Delta, err, float64(refs[i].Epsilon))
-			continue
+			t.Fatalf("case %d %v ×%d δ=%g: %v", i, c.ev, c.Steps, c.Delta, err)
 		}
-		d := relDiff(eps, float64(refs[i].Epsilon))
-		worst[c.Kind+" ε"] = math.Max(worst[c.Kind+" ε"], d)
-		if !(d <= tol) {
-			failed[c.Kind+" ε"]++
-			t.Errorf("case %d %v ×%d (%s grid) δ=%g: ε %.17g, dp_accounting %.17g (rel %.3g)", i, c.ev, c.Steps, c.grid, c.Delta, eps, float64(refs[i].Epsilon), d)
-		}
+		check(i, c.Kind+" ε vs dp_accounting's conversion of our curve", c.Delta, eps, float64(ref.EpsilonOurs))
 	}
-	t.Logf("%d cases; largest relative differences %v; failing cases %v; %d (case, order) pairs dp_accounting excluded (+∞)",
-		len(cases), worst, failed, excluded)
+	t.Logf("%d cases; comparisons %v", len(cases), count)
+	t.Logf("largest relative differences %v", worst)
+	t.Logf("failing comparisons %v; %d (case, order) pairs dp_accounting excluded (+∞)", failed, excluded)
 }
