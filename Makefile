@@ -30,7 +30,7 @@ crosscheck-venv:
 ## bench: time dprl and the reference libraries on the same workloads in one run; writes build/bench/ratios.csv
 bench: crosscheck-venv
 	mkdir -p build/bench
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s ./mechanisms ./envs ./dprl/nn | tee build/bench/go-bench.txt
+	$(GO) test -run '^$$' -bench 'RDPEpsilon10kSteps|PLDEpsilon10kSteps|AnalyticGaussianSigma|Step' -benchmem -benchtime 1s ./mechanisms ./envs ./dprl/nn | tee build/bench/go-bench.txt
 	$(GO) run ./crosscheck/cmd/bench -out build/bench/ratios.csv
 
 test-notebooks:

@@ -81,16 +81,20 @@ def prv_epsilon(q, sigma, steps, delta, eps_error):
     return float(lo), float(est), float(hi)
 
 
+def pld_one(c):
+    r = {}
+    if c.get("dpa", True):
+        r["dpa"] = fin(dpa_pld_epsilon(c["q"], c["sigma"], c["steps"], c["delta"], c["h"]))
+    lo, est, hi = prv_epsilon(c["q"], c["sigma"], c["steps"], c["delta"], c["eps_error"])
+    r.update({"prv_lower": fin(lo), "prv_estimate": fin(est), "prv_upper": fin(hi)})
+    return r
+
+
 def pld(cases):
-    out = []
-    for c in cases:
-        r = {}
-        if c.get("dpa", True):
-            r["dpa"] = dpa_pld_epsilon(c["q"], c["sigma"], c["steps"], c["delta"], c["h"])
-        lo, est, hi = prv_epsilon(c["q"], c["sigma"], c["steps"], c["delta"], c["eps_error"])
-        r.update({"prv_lower": lo, "prv_estimate": est, "prv_upper": hi})
-        out.append(r)
-    return out
+    import multiprocessing as mpr
+
+    with mpr.Pool(2) as pool:
+        return pool.map(pld_one, cases, chunksize=1)
 
 
 GYM_IDS = {"cartpole": "CartPole-v1", "mountaincar": "MountainCar-v0", "acrobot": "Acrobot-v1",
