@@ -22,7 +22,7 @@ unit:
 ## crosscheck: build the pinned reference environment (crosscheck/requirements.lock) and run the live
 ## cross-checks against dp_accounting, prv_accountant and Gymnasium; a missing environment fails here
 crosscheck: crosscheck-venv
-	DPRL_CROSSCHECK=1 $(GO) test -count=1 -timeout 30m -v ./crosscheck
+	DPRL_CROSSCHECK=1 $(GO) test -count=1 -timeout 60m -v ./crosscheck
 
 crosscheck-venv:
 	crosscheck/venv.sh >/dev/null
@@ -30,7 +30,7 @@ crosscheck-venv:
 ## bench: time dprl and the reference libraries on the same workloads in one run; writes build/bench/ratios.csv
 bench: crosscheck-venv
 	mkdir -p build/bench
-	$(GO) test -run '^$$' -bench 'RDPEpsilon10kSteps|PLDEpsilon10kSteps|AnalyticGaussianSigma|Step' -benchmem -benchtime 1s ./mechanisms ./envs ./dprl/nn | tee build/bench/go-bench.txt
+	set -o pipefail; $(GO) test -run '^$$' -bench 'RDPEpsilon10kSteps|PLDEpsilon10kSteps|AnalyticGaussianSigma|Step' -benchmem -benchtime 1s ./mechanisms ./envs ./dprl/nn | tee build/bench/go-bench.txt
 	$(GO) run ./crosscheck/cmd/bench -out build/bench/ratios.csv
 
 test-notebooks:
