@@ -56,14 +56,31 @@ func TestEnvsMatchGymnasium(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := envCase{Env: name, Seed: seed, State: env.State()}
-			// Biased random actions: runs of one action make CartPole fail, MountainCar climb and episodes
-			// end both by termination and by truncation.
-			a := r.IntN(env.NumActions())
+			// Actions from a noisy controller run on dprl's environment (random with probability ε, else
+			// balance the pole, pump energy into the car or the swing), then random after its episode ends:
+			// episodes end both by termination (the car reaches the flag) and by truncation (the pole stays up).
+			eps := r.Float64()
+			ended := false
 			for range env.MaxSteps + 10 {
-				if r.IntN(4) == 0 {
-					a = r.IntN(env.NumActions())
+				a := r.IntN(env.NumActions())
+				if st := env.State(); !ended && r.Float64() > eps {
+					switch name {
+					case "cartpole":
+						a = b2i(st[2]+0.5*st[3] > 0)
+					case "mountaincar":
+						a = 2 * b2i(st[1] > 0)
+					case "acrobot":
+						a = 2 * b2i(st[2] > 0)
+					}
 				}
 				c.Actions = append(c.Actions, a)
+				if !ended {
+					res, err := env.Step(a)
+					if err != nil {
+						t.Fatal(err)
+					}
+					ended = res.Terminated || res.Truncated
+				}
 			}
 			cases = append(cases, c)
 		}
@@ -177,4 +194,11 @@ func TestLunarLanderMatchesGymnasium(t *testing.T) {
 		}
 	}
 	t.Logf("%d episodes × %d steps; largest observation difference %.3g", len(cases), lunarSteps, worst)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
