@@ -4,24 +4,39 @@ GO := /usr/local/go/bin/go
 export PATH := /usr/local/go/bin:$(shell /usr/local/go/bin/go env GOPATH 2>/dev/null)/bin:$(PATH)
 JUPYTER_FLAGS := --ip=127.0.0.1 --no-browser --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: notebooks test vet unit fuzz test-notebooks kernel jupyter strip clean
+.PHONY: notebooks test vet unit fuzz test-notebooks kernel jupyter strip clean crosscheck crosscheck-venv bench
 
 ## notebooks: install what is missing, execute every notebook at its default size, write HTML reports to build/notebooks/
 notebooks: kernel
 	$(GO) run ./kernels/nbrun -out build/notebooks
 
-## test: go vet, go test, a short fuzzing pass, and every notebook headlessly in quick mode, with a browser screenshot of the tour
-test: vet unit fuzz test-notebooks
+## test: go vet, go test, a short fuzzing pass, the live cross-checks against the reference libraries, and every
+## notebook headlessly in quick mode, with a browser screenshot of the tour
+test: vet unit fuzz crosscheck test-notebooks
 
 vet:
 	$(GO) vet ./...
 
 unit:
-	$(GO) test ./...
+	DPRL_CROSSCHECK=0 $(GO) test ./...
+
+## crosscheck: build the pinned reference environment (crosscheck/requirements.lock) and run the live
+## cross-checks against dp_accounting, prv_accountant and Gymnasium; a missing environment fails here
+crosscheck: crosscheck-venv
+	DPRL_CROSSCHECK=1 $(GO) test -count=1 -timeout 60m -v ./crosscheck
+
+crosscheck-venv:
+	crosscheck/venv.sh >/dev/null
+
+## bench: time dprl and the reference libraries on the same workloads in one run; writes build/bench/ratios.csv
+bench: crosscheck-venv
+	mkdir -p build/bench
+	set -o pipefail; $(GO) test -run '^$$' -bench 'RDPEpsilon10kSteps|PLDEpsilon10kSteps|AnalyticGaussianSigma|Step' -benchmem -benchtime 1s ./mechanisms ./envs ./dprl/nn | tee build/bench/go-bench.txt
+	$(GO) run ./crosscheck/cmd/bench -out build/bench/ratios.csv
 
 ## fuzz: run every fuzz target for FUZZTIME (seed corpora under each package's testdata/fuzz)
 FUZZTIME ?= 15s
-FUZZ_TARGETS := ./envs:FuzzReadCSV ./envs:FuzzReadJSON
+FUZZ_TARGETS := ./envs:FuzzReadCSV ./envs:FuzzReadJSON ./mechanisms:FuzzPLDParams ./mechanisms:FuzzRDPParams
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t##*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s || exit 1; \

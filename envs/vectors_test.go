@@ -2,6 +2,7 @@ package envs
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,18 +12,19 @@ import (
 	"testing"
 )
 
-// envVectors is ../shared/vectors/envs from the repository root, or $DPRL_ENV_VECTORS.
+// envVectors is testdata/vectors (a copy of the project's reference trajectories), or $DPRL_ENV_VECTORS.
 func envVectors() string {
 	if p := os.Getenv("DPRL_ENV_VECTORS"); p != "" {
 		return p
 	}
-	return "../../shared/vectors/envs"
+	return "testdata/vectors"
 }
 
 // table is a CSV file with named columns.
 type table struct {
-	cols map[string]int
-	rows [][]string
+	header []string
+	cols   map[string]int
+	rows   [][]string
 }
 
 func readTable(t *testing.T, path string) table {
@@ -39,7 +41,7 @@ func readTable(t *testing.T, path string) table {
 	if len(all) < 2 {
 		t.Fatalf("%s: no rows", path)
 	}
-	tb := table{cols: map[string]int{}, rows: all[1:]}
+	tb := table{header: all[0], cols: map[string]int{}, rows: all[1:]}
 	for i, c := range all[0] {
 		tb.cols[c] = i
 	}
@@ -71,28 +73,103 @@ func (tb table) fs(t *testing.T, row int, cols []string) []float64 {
 
 func (tb table) flag(t *testing.T, row int, col string) bool { return tb.f(t, row, col) != 0 }
 
-// replaySpec says how to replay one family of reference files.
+// replaySpec says how to replay one reference trajectory of a classic-control or HIV environment.
 type replaySpec struct {
-	env       func() Env
+	env       Env
 	state     []string // columns of the internal state, in State() order
 	obs       []string // observation columns (nil: not recorded)
+	logObs    bool     // the observation columns hold log10 of the state
 	absTol    float64  // on the state (absolute), or
 	relTol    float64  // relative
 	flags     bool     // terminated/truncated columns present
 	rewardCol string
 }
 
-var classicSpecs = map[string]replaySpec{
-	"cartpole": {env: func() Env { return must(Make("cartpole")) }, state: []string{"x", "x_dot", "theta", "theta_dot"},
-		obs: []string{"obs_x", "obs_x_dot", "obs_theta", "obs_theta_dot"}, absTol: 1e-12, flags: true, rewardCol: "reward"},
-	"mountaincar": {env: func() Env { return must(Make("mountaincar")) }, state: []string{"position", "velocity"},
-		obs: []string{"obs_position", "obs_velocity"}, absTol: 1e-12, flags: true, rewardCol: "reward"},
-	"acrobot": {env: func() Env { return must(Make("acrobot")) }, state: []string{"theta1", "theta2", "dtheta1", "dtheta2"},
-		obs: []string{"obs_cos1", "obs_sin1", "obs_cos2", "obs_sin2", "obs_dtheta1", "obs_dtheta2"}, absTol: 1e-10, flags: true, rewardCol: "reward"},
-	"hiv_dt5_random50_odeint": {env: func() Env { return NewHIV(HIVParams{DaysPerStep: 5}) }, state: hivCols,
-		obs: hivLogCols, relTol: 1e-5, rewardCol: "reward_unscaled"},
-	"hiv_dt5_random50_dop853": {env: func() Env { return NewHIV(HIVParams{DaysPerStep: 5}) }, state: hivCols,
-		obs: hivLogCols, relTol: 1e-7, rewardCol: "reward_unscaled"},
+// classicColumns identifies a classic-control trajectory by its state columns.
+var classicColumns = []struct {
+	name  string
+	state []string
+	obs   []string
+	tol   float64 // absolute, on the state
+}{
+	{"cartpole", []string{"x", "x_dot", "theta", "theta_dot"}, []string{"obs_x", "obs_x_dot", "obs_theta", "obs_theta_dot"}, 1e-12},
+	{"mountaincar", []string{"position", "velocity"}, []string{"obs_position", "obs_velocity"}, 1e-12},
+	{"acrobot", []string{"theta1", "theta2", "dtheta1", "dtheta2"}, []string{"obs_cos1", "obs_sin1", "obs_cos2", "obs_sin2", "obs_dtheta1", "obs_dtheta2"}, 1e-10},
+}
+
+// hivMeta is what a HIV trajectory states about how it was recorded: from the optional companion
+// <name>.json, else from the file name's tokens as the vectors' format defines them (dt<days> for the
+// days per step; odeint or dop853 for the integrator that recorded it).
+type hivMeta struct {
+	DaysPerStep float64      `json:"days_per_step"`
+	Integrator  string       `json:"integrator"`
+	Actions     [][2]float64 `json:"actions"`
+}
+
+// hivTolerance is the relative tolerance against each recording integrator: LSODA at rtol = atol = 1.49e−8
+// (scipy's odeint) and DOP853 at rtol 1e−12.
+var hivTolerance = map[string]float64{"odeint": 1e-5, "dop853": 1e-7}
+
+func readHIVMeta(t *testing.T, path string) hivMeta {
+	t.Helper()
+	var m hivMeta
+	if raw, err := os.ReadFile(strings.TrimSuffix(path, filepath.Ext(path)) + ".json"); err == nil {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("%s metadata: %v", path, err)
+		}
+	}
+	for _, tok := range strings.Split(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), "_") {
+		if d, ok := strings.CutPrefix(tok, "dt"); ok && m.DaysPerStep == 0 {
+			if v, err := strconv.ParseFloat(d, 64); err == nil {
+				m.DaysPerStep = v
+			}
+		}
+		if _, ok := hivTolerance[tok]; ok && m.Integrator == "" {
+			m.Integrator = tok
+		}
+	}
+	if m.DaysPerStep <= 0 {
+		t.Fatalf("%s: no days per step (a dt<days> token in the name or days_per_step in its .json)", path)
+	}
+	if _, ok := hivTolerance[m.Integrator]; !ok {
+		t.Fatalf("%s: integrator %q unknown (want odeint or dop853, in the name or its .json)", path, m.Integrator)
+	}
+	if m.Actions != nil && !slices.Equal(m.Actions, HIVActions[:]) {
+		t.Fatalf("%s: recorded with action set %v; envs.HIV has %v", path, m.Actions, HIVActions)
+	}
+	return m
+}
+
+// specFor recognises a trajectory by its columns; ok is false for other files.
+func specFor(t *testing.T, path string, tb table) (replaySpec, bool) {
+	for _, c := range classicColumns {
+		if tb.hasAll(c.state) {
+			env, err := Make(c.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return replaySpec{env: env, state: c.state, obs: c.obs, absTol: c.tol, flags: true, rewardCol: "reward"}, true
+		}
+	}
+	if tb.hasAll(hivCols) {
+		m := readHIVMeta(t, path)
+		sp := replaySpec{env: NewHIV(HIVParams{DaysPerStep: m.DaysPerStep}), state: hivCols, relTol: hivTolerance[m.Integrator],
+			rewardCol: "reward_unscaled", flags: tb.has("terminated")}
+		if tb.hasAll(hivLogCols) {
+			sp.obs, sp.logObs = hivLogCols, true
+		}
+		return sp, true
+	}
+	return replaySpec{}, false
+}
+
+func (tb table) hasAll(cols []string) bool {
+	for _, c := range cols {
+		if !tb.has(c) {
+			return false
+		}
+	}
+	return true
 }
 
 var (
@@ -122,9 +199,8 @@ func obsMatch(got, want, stateTol float64) bool {
 	return math.Abs(got-want) <= math.Max(ulp, stateTol) || (got == 0 && want == 0)
 }
 
-func replayClassic(t *testing.T, path string, sp replaySpec) {
-	tb := readTable(t, path)
-	env := sp.env()
+func replayClassic(t *testing.T, tb table, sp replaySpec) {
+	env := sp.env
 	if err := env.SetState(tb.fs(t, 0, sp.state)); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +219,13 @@ func replayClassic(t *testing.T, path string, sp replaySpec) {
 		}
 		for i, c := range sp.obs {
 			want := tb.f(t, r, c)
-			if !obsMatch(res.Obs[i], want, math.Max(sp.absTol, sp.relTol*math.Abs(want))) {
+			// Compare on the scale the column is stored: a relative error ρ in the state is an absolute error
+			// ρ/ln 10 in its log10, whatever the log's size (log10 V is near 0 when V is near 1).
+			tol := math.Max(sp.absTol, sp.relTol*math.Abs(want))
+			if sp.logObs {
+				tol = sp.relTol / math.Ln10
+			}
+			if !obsMatch(res.Obs[i], want, tol) {
 				t.Fatalf("step %d: %s = %.17g, want %.17g", r, c, res.Obs[i], want)
 			}
 		}
@@ -219,25 +301,22 @@ func replayTaxiStarts(t *testing.T, path string) {
 	}
 }
 
-// replayer returns the function that replays a file, chosen by its name, or nil.
-func replayer(name string) func(t *testing.T, path string) {
-	base := strings.TrimSuffix(name, filepath.Ext(name))
+// replayer returns the function that replays a file, chosen by its columns (and, for LunarLander, its
+// companion <name>_reset.json), or nil for a file in no known format.
+func replayer(t *testing.T, path string) func(t *testing.T, path string) {
+	tb := readTable(t, path)
 	switch {
-	case base == "taxi_transition_table":
+	case tb.hasAll([]string{"state", "action", "next_state", "reward", "terminated"}):
 		return replayTaxiTable
-	case base == "taxi_initial_states":
+	case len(tb.header) == 1 && tb.has("state"):
 		return replayTaxiStarts
-	case strings.HasPrefix(base, "taxi_"):
+	case tb.hasAll([]string{"state", "taxi_row", "taxi_col", "pass_loc", "dest_idx"}):
 		return replayTaxi
-	case strings.HasPrefix(base, "lunarlander_") && strings.HasSuffix(base, "_reset"):
-		return nil // the companion of a lunarlander CSV, checked by replayLunarLander
-	case strings.HasPrefix(base, "lunarlander_"):
+	case tb.hasAll([]string{"body_x", "body_y", "dispersion0_raw_uniform"}):
 		return replayLunarLander
 	}
-	for prefix, sp := range classicSpecs {
-		if base == prefix || strings.HasPrefix(base, prefix+"_") {
-			return func(t *testing.T, path string) { replayClassic(t, path, sp) }
-		}
+	if sp, ok := specFor(t, path, tb); ok {
+		return func(t *testing.T, path string) { replayClassic(t, tb, sp) }
 	}
 	return nil
 }
@@ -245,8 +324,36 @@ func replayer(name string) func(t *testing.T, path string) {
 // TestReferenceVectorsEnvs replays every reference trajectory in the vectors folder, one subtest per file.
 // A file that no replayer claims fails the test (README.txt describes the folder and a *_reset.json is read
 // with its CSV).
-func TestReferenceVectorsEnvs(t *testing.T) {
-	dir := envVectors()
+func TestReferenceVectorsEnvs(t *testing.T) { replayDir(t, envVectors()) }
+
+// TestReplayerReadsTheFile: the replayer picks the environment from a file's columns and a HIV run's days
+// per step and integrator from its metadata, not from known file names: renamed copies of the vectors, a HIV
+// one with a companion .json instead of name tokens, replay the same.
+func TestReplayerReadsTheFile(t *testing.T) {
+	dir := t.TempDir()
+	copyFile := func(from, to string) {
+		raw, err := os.ReadFile(filepath.Join(envVectors(), from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, to), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile("cartpole_seed123_balance.csv", "pole_run.csv")
+	copyFile("acrobot_seed5_cyclic.csv", "swing.csv")
+	copyFile("taxi_seed123_random50.csv", "cab.csv")
+	copyFile("lunarlander_seed42_heuristic.csv", "moon.csv")
+	copyFile("lunarlander_seed42_heuristic_reset.json", "moon_reset.json")
+	copyFile("hiv_dt5_random50_dop853.csv", "patient.csv")
+	if err := os.WriteFile(filepath.Join(dir, "patient.json"),
+		[]byte(`{"days_per_step": 5, "integrator": "dop853", "actions": [[0, 0], [0.7, 0], [0, 0.3], [0.7, 0.3]]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	replayDir(t, dir)
+}
+
+func replayDir(t *testing.T, dir string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatalf("reference vectors: %v (set DPRL_ENV_VECTORS to the folder)", err)
@@ -254,22 +361,21 @@ func TestReferenceVectorsEnvs(t *testing.T) {
 	n := 0
 	for _, e := range entries {
 		name := e.Name()
-		if name == "README.txt" {
-			continue
-		}
-		if strings.HasSuffix(name, "_reset.json") {
-			csvName := strings.TrimSuffix(name, "_reset.json") + ".csv"
-			if _, err := os.Stat(filepath.Join(dir, csvName)); err != nil {
-				t.Errorf("%s has no trajectory %s to go with it", name, csvName)
+		if filepath.Ext(name) != ".csv" {
+			// Metadata (README, a LunarLander <name>_reset.json, a HIV <name>.json) belongs to a CSV.
+			base := strings.TrimSuffix(strings.TrimSuffix(name, filepath.Ext(name)), "_reset")
+			if _, err := os.Stat(filepath.Join(dir, base+".csv")); filepath.Ext(name) == ".json" && err != nil {
+				t.Errorf("%s has no trajectory %s.csv to go with it", name, base)
 			}
 			continue
 		}
-		f := replayer(name)
 		t.Run(strings.TrimSuffix(name, filepath.Ext(name)), func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			f := replayer(t, path)
 			if f == nil {
-				t.Fatalf("no replayer for %s", name)
+				t.Fatalf("no replayer recognises the columns of %s", name)
 			}
-			f(t, filepath.Join(dir, name))
+			f(t, path)
 		})
 		n++
 	}

@@ -9,12 +9,13 @@ import (
 	"testing"
 )
 
-// accountingVectors is ../shared/vectors/accounting.csv from the repository root, or $DPRL_ACCOUNTING_VECTORS.
+// accountingVectors is testdata/accounting.csv (a copy of the project's reference vectors), or
+// $DPRL_ACCOUNTING_VECTORS.
 func accountingVectors() string {
 	if p := os.Getenv("DPRL_ACCOUNTING_VECTORS"); p != "" {
 		return p
 	}
-	return "../../shared/vectors/accounting.csv"
+	return "testdata/accounting.csv"
 }
 
 type vectorParams map[string]string

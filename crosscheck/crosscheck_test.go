@@ -1,0 +1,41 @@
+package crosscheck
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"testing"
+)
+
+// python returns the reference interpreter or stops the test: skipped when the environment is absent, unless
+// DPRL_CROSSCHECK=1 (set by `make crosscheck`), which makes its absence a failure. DPRL_CROSSCHECK=0 skips
+// (`make unit` sets it: `make crosscheck` runs these tests).
+func python(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("DPRL_CROSSCHECK") == "0" {
+		t.Skip("DPRL_CROSSCHECK=0: the live cross-checks run in `make crosscheck`")
+	}
+	p, ok := Python()
+	if ok {
+		return p
+	}
+	msg := fmt.Sprintf("no cross-check environment at %s: run `make crosscheck` (or crosscheck/venv.sh)", p)
+	if os.Getenv("DPRL_CROSSCHECK") == "1" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+func logUniform(r *rand.Rand, lo, hi float64) float64 {
+	return math.Exp(math.Log(lo) + r.Float64()*(math.Log(hi)-math.Log(lo)))
+}
+
+// relDiff is |a−b|/|b| (0 when both are 0).
+func relDiff(a, b float64) float64 {
+	if a == b {
+		return 0
+	}
+	return math.Abs(a-b) / math.Abs(b)
+}
