@@ -24,6 +24,7 @@ import (
 	"dprl/dprl/figure"
 
 	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/protocol"
 	"gonum.org/v1/plot"
 )
 
@@ -77,13 +78,21 @@ func (d *Display) Plot(p *plot.Plot, s figure.Size) error {
 	if err != nil {
 		return err
 	}
-	return d.PNG(png, p.Title.Text)
+	return d.png(png, p.Title.Text, s.CSSWidth())
 }
 
 // PNG shows encoded PNG bytes inline, or writes them to d.Dir as NNN-name.png and prints the path.
-func (d *Display) PNG(png []byte, name string) error {
+func (d *Display) PNG(png []byte, name string) error { return d.png(png, name, 0) }
+
+// png shows a PNG; a positive width (CSS pixels) is sent as the image's display width, so a figure rendered
+// at 2× density shows at its nominal size, sharp on high-DPI screens.
+func (d *Display) png(png []byte, name string, width int) error {
 	if d.Notebook {
-		gonbui.DisplayPng(png)
+		data := &protocol.DisplayData{Data: map[protocol.MIMEType]any{protocol.MIMEImagePNG: png}}
+		if width > 0 {
+			data.Metadata = map[string]any{string(protocol.MIMEImagePNG): map[string]any{"width": width}}
+		}
+		gonbui.SendData(data)
 		return nil
 	}
 	d.mu.Lock()
