@@ -136,6 +136,20 @@ with open(dst, "w") as f:
     f.write("\n")
 EOF
 }
+# GoNB v0.11.5 answers JupyterLab's history_request without the busy/idle status messages other kernels send,
+# and JupyterLab 4.6 ignores the status that follows kernel_info_request (in the server's untracked message
+# types), so the kernel would stay "Unknown" and no cell would run. Tracking kernel_info lets its idle status
+# through; the list otherwise only affects idle-kernel culling. The file is in the environment's config path (build/venv/etc/jupyter), read by `make lab` and the tests.
+mkdir -p "$venv/etc/jupyter"
+"$venv/bin/python" - "$venv/etc/jupyter/jupyter_server_config.json" <<'EOF'
+import json, sys
+from jupyter_server.services.kernels.kernelmanager import MappingKernelManager
+keep = [t for t in MappingKernelManager.class_traits()["untracked_message_types"].default()
+        if t not in ("kernel_info_request", "kernel_info_reply")]
+with open(sys.argv[1], "w") as f:
+    json.dump({"MappingKernelManager": {"untracked_message_types": keep}}, f, indent=1)
+    f.write("\n")
+EOF
 register gonb-dprl "Go (dprl)"
 register gonb-dprl-batch "Go (dprl, batch)" --raw_error
 echo "kernels gonb-dprl and gonb-dprl-batch registered in $data_dir/kernels (repository $root)"

@@ -11,6 +11,7 @@ package display
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"html"
 	"io"
@@ -90,7 +91,9 @@ func (d *Display) png(png []byte, name string, width int) error {
 	if d.Notebook {
 		data := &protocol.DisplayData{Data: map[protocol.MIMEType]any{protocol.MIMEImagePNG: png}}
 		if width > 0 {
-			data.Metadata = map[string]any{string(protocol.MIMEImagePNG): map[string]any{"width": width}}
+			// GoNB's pipe cannot carry Jupyter's per-MIME metadata ({"image/png": {"width": …}}), so the
+			// sized image goes as an HTML alternative, which JupyterLab and nbconvert prefer over the PNG.
+			data.Data[protocol.MIMETextHTML] = ImageHTML(png, name, width)
 		}
 		gonbui.SendData(data)
 		return nil
@@ -108,6 +111,12 @@ func (d *Display) png(png []byte, name string, width int) error {
 	}
 	fmt.Fprintf(d.Out, "[figure written to %s]\n", path)
 	return nil
+}
+
+// ImageHTML is an <img> showing png inline (a data URI) at the given width in CSS pixels.
+func ImageHTML(png []byte, alt string, width int) string {
+	return fmt.Sprintf(`<img class="dprl-figure" alt="%s" width="%d" src="data:image/png;base64,%s"/>`,
+		html.EscapeString(alt), width, base64.StdEncoding.EncodeToString(png))
 }
 
 // Table shows rows under a header as an HTML table, or as aligned plain text outside a notebook.

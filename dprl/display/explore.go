@@ -1,7 +1,6 @@
 package display
 
 import (
-	"encoding/base64"
 	"fmt"
 	"html"
 	"os"
@@ -213,8 +212,7 @@ func (d *Display) Explore(e *Explorer) error {
 			return
 		}
 		gonbui.UpdateHtml(figID, fmt.Sprintf(`<div class="dprl-explorer-figure"><div class="dprl-caption" style="font-family:sans-serif;font-size:90%%">%s</div>`+
-			`<img class="dprl-figure" alt="%s" width="%d" src="data:image/png;base64,%s"/></div>`,
-			html.EscapeString(e.caption(pos)), html.EscapeString(e.Title), size.CSSWidth(), base64.StdEncoding.EncodeToString(png)))
+			`%s</div>`, html.EscapeString(e.caption(pos)), ImageHTML(png, e.Title, size.CSSWidth())))
 	}
 	redraw()
 	idle := e.Idle
