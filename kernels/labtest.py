@@ -80,10 +80,17 @@ IMAGE_PIXELS = """
 """
 
 
+# The kernel is ready when connected and idle. GoNB sends no status for JupyterLab's history_request, so a
+# connection can stay "unknown" until the next request: ask for kernel info again (once a second) meanwhile.
 KERNEL_IDLE = """() => {
   const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
   const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
-  return !!k && k.connectionStatus === 'connected' && k.status === 'idle';
+  if (!k || k.connectionStatus !== 'connected') return false;
+  if (k.status === 'unknown' && !(window.__dprlAsked > Date.now() - 1000)) {
+    window.__dprlAsked = Date.now();
+    k.requestKernelInfo().catch(() => {});
+  }
+  return k.status === 'idle';
 }"""
 
 
@@ -153,9 +160,16 @@ def wait_finished(page, timeout, allow_running=False):
 
 
 def run_all(page):
-    """Run > Run All Cells, as a reader does."""
+    """Run > Run All Cells, as a reader does; if no cell starts within 15 s, the same command directly."""
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    page.locator(".lm-Menu-item:not(.lm-mod-disabled) .lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        if any(p != "[ ]:" for p in prompts(page)):
+            return
+        time.sleep(0.3)
+    print("  (Run menu started nothing: running notebook:run-all-cells directly)", flush=True)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
 
 
 def check_notebook(page, base, name, figures, explorer, out, failures):
@@ -212,8 +226,18 @@ def check_explorer(page, name, out, failures):
     caption = page.locator(".dprl-explorer-figure .dprl-caption").first.inner_text()
     page.locator(".dprl-explorer-figure").first.screenshot(path=str(out / f"{name}-explorer-before.png"))
     slider = page.locator(".dprl-explorer input[type=range]").first
-    slider.focus()
-    page.keyboard.press("ArrowRight")
+    slider.scroll_into_view_if_needed()
+    box = slider.bounding_box()
+    # Drag the thumb from its place to the right end of the track, as a reader does with the mouse.
+    lo, hi = int(slider.get_attribute("min") or 0), int(slider.get_attribute("max") or 1)
+    val = int(slider.input_value())
+    x0 = box["x"] + 8 + (box["width"] - 16) * (val - lo) / max(1, hi - lo)
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(x0, y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] - 2, y, steps=8)
+    page.mouse.up()
+    print(f"  slider moved from {val} to {slider.input_value()}", flush=True)
     try:
         page.wait_for_function(
             "(src) => { const i = document.querySelector('.dprl-explorer-figure img.dprl-figure');"
@@ -267,6 +291,8 @@ def main():
                 for n in names:
                     figures, explorer = NOTEBOOKS.get(n, (1, False))
                     print(f"{n}:", flush=True)
+                    page.close()  # one page per notebook: only that notebook open
+                    page = ctx.new_page()
                     try:
                         check_notebook(page, base, n, figures, explorer, out, failures)
                     except Exception as e:  # noqa: BLE001

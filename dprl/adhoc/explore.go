@@ -51,7 +51,7 @@ func (s *Setup) EstimateFigure(m Method, d *envs.Dataset, eps float64, releases 
 		med[i], lo[i], hi[i] = quantile(col, 0.5), quantile(col, 0.025), quantile(col, 0.975)
 	}
 	return figure.Curves(figure.Options{
-		Title:  fmt.Sprintf("%s at ε = %g, δ = %g: %d releases (median, middle 95%%) vs the non-private reference", m, eps, s.Delta, releases),
+		Title:  fmt.Sprintf("%s at ε = %g, δ = %g: %d releases (median, middle 95%%)", m, eps, s.Delta, releases),
 		XLabel: "state s", YLabel: "value V(s)",
 	},
 		figure.Series{Name: m.String() + " (private)", X: xs, Y: [][]float64{med}, Lo: lo, Hi: hi},
