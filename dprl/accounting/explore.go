@@ -6,10 +6,14 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 
 	"dprl/dprl/figure"
 	"dprl/mechanisms"
 )
+
+// ExplorerSize is the explorer figure's size: taller than figure.DefaultSize, for the legend below the data.
+var ExplorerSize = figure.Size{Width: 18 * vg.Centimeter, Height: 14 * vg.Centimeter, DPI: 2 * figure.NominalDPI}
 
 // ExplorerN is the dataset size the explorer assumes for the without-replacement method (batch q·N).
 const ExplorerN = 10000

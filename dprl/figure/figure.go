@@ -449,29 +449,41 @@ func Grid() *plotter.Grid {
 	return g
 }
 
-// Draw draws p onto c with its legend, if it has entries, in a column to the right of the data area
-// (top-aligned below the title) rather than over the data, inside a small margin.
+// Draw draws p onto c in the house layout, inside a small margin: the title centred across the whole figure
+// (left-aligned if wider), and the legend, if it has entries, in a column to the right of the data area, or
+// below it when that column would take more than 40% of the width. The legend never covers data.
 func Draw(p *plot.Plot, c draw.Canvas) {
 	m := vg.Points(5)
 	c = draw.Crop(c, m, -m, m, -m)
+	if title := p.Title.Text; title != "" {
+		sty := p.Title.TextStyle
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		x := (c.Min.X + c.Max.X) / 2
+		if w := sty.Width(title); w > c.Max.X-c.Min.X {
+			sty.XAlign, x = draw.XLeft, c.Min.X
+		}
+		c.FillText(sty, vg.Point{X: x, Y: c.Max.Y}, title)
+		p.Title.Text = ""
+		defer func() { p.Title.Text = title }()
+		c = draw.Crop(c, 0, 0, 0, -(sty.Height(title) + p.Title.Padding))
+	}
 	leg := p.Legend
 	r := leg.Rectangle(c)
-	w := r.Max.X - r.Min.X
+	w, h := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
 	if w <= 0 {
 		p.Draw(c)
 		return
 	}
 	gap := vg.Points(8)
-	empty := plot.NewLegend()
-	p.Legend = empty
-	p.Draw(draw.Crop(c, 0, -(w + gap), 0, 0))
-	p.Legend = leg
-	top := vg.Length(0)
-	if p.Title.Text != "" {
-		top = p.Title.TextStyle.Height(p.Title.Text) + p.Title.Padding
-	}
-	lc := draw.Crop(c, c.Max.X-c.Min.X-w, 0, 0, -top-vg.Points(4))
+	p.Legend = plot.NewLegend()
+	defer func() { p.Legend = leg }()
 	l := leg
 	l.Top, l.Left, l.XOffs, l.YOffs = true, true, 0, 0
-	l.Draw(lc)
+	if w > 0.4*(c.Max.X-c.Min.X) {
+		p.Draw(draw.Crop(c, 0, 0, h+gap, 0))
+		l.Draw(draw.Crop(c, vg.Points(30), 0, 0, -(c.Max.Y - c.Min.Y - h)))
+		return
+	}
+	p.Draw(draw.Crop(c, 0, -(w + gap), 0, 0))
+	l.Draw(draw.Crop(c, c.Max.X-c.Min.X-w, 0, 0, -vg.Points(4)))
 }
