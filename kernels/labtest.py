@@ -17,7 +17,8 @@ menu, and asserts that
   * for notebooks with an explorer: moving a slider (keyboard, as a reader would) redraws the figure, and
     the Done button ends it so the rest of the notebook runs.
 
-Screenshots go to OUT: NAME.png (the notebook after its run), NAME-explorer-before.png and -after.png.
+Screenshots go to OUT: NAME.png (the page at the notebook's first figure after the run), NAME-figure.png (that
+figure), NAME-end.png (the end of the notebook), NAME-explorer-before.png and -after.png.
 DPRL_QUICK=1 is set for the kernels. Exit status 0 only if every check passed.
 """
 
@@ -212,7 +213,13 @@ def check_notebook(page, base, name, figures, explorer, out, failures):
     tables = page.eval_on_selector_all(".jp-OutputArea-output table", "ts => ts.map(t => t.querySelectorAll('td').length)")
     if not any(n > 0 for n in tables):
         fail("no HTML table with data cells")
-    page.screenshot(path=str(out / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(out / f"{name}-end.png"), full_page=True)
+    figs = page.locator(".jp-OutputArea-output img")
+    if figs.count() > 0:  # the page scrolled to the notebook's first figure, and that figure alone
+        figs.first.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(out / f"{name}.png"))
+        figs.first.screenshot(path=str(out / f"{name}-figure.png"))
     print(f"  {len(ps)} code cells, {len(inked)} figures (ink {[round(i['ink'], 3) for i in inked]}), "
           f"{len(tables)} tables, progress values seen {len(seen)}, {time.time() - t0:.1f} s", flush=True)
 
