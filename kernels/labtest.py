@@ -144,9 +144,13 @@ def write_settings(settings):
         p.write_text(json.dumps(value))
 
 
+# The notebook on screen (JupyterLab keeps other documents' panels in the page, hidden).
+NB = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+
+
 def prompts(page):
     return page.eval_on_selector_all(
-        ".jp-Notebook .jp-CodeCell .jp-InputArea-prompt", "els => els.map(e => e.textContent.trim())")
+        f"{NB} .jp-CodeCell .jp-InputArea-prompt", "els => els.map(e => e.textContent.trim())")
 
 
 def wait_finished(page, timeout, allow_running=False):
@@ -175,8 +179,9 @@ def run_all(page):
 
 def check_notebook(page, base, name, figures, explorer, out, failures):
     t0 = time.time()
-    page.goto(f"{base}/lab/tree/{name}.ipynb")
-    page.wait_for_selector(".jp-Notebook .jp-CodeCell", timeout=60000)
+    # A workspace of its own, reset: only this notebook is open (no tabs restored from the previous one).
+    page.goto(f"{base}/lab/workspaces/{name}/tree/{name}.ipynb?reset")
+    page.wait_for_selector(f"{NB} .jp-CodeCell", timeout=60000)
     # The kernel is up when the session is ready and the kernel idle.
     page.wait_for_function(KERNEL_IDLE, timeout=120000)
     page.evaluate("window.__dprlProgress = []")
@@ -192,29 +197,29 @@ def check_notebook(page, base, name, figures, explorer, out, failures):
 
     # Errors: error outputs (JupyterLab renders them with the stderr MIME type and the error class) and panics.
     errors = page.eval_on_selector_all(
-        ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
+        f"{NB} .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
         "els => els.map(e => e.textContent.slice(0, 300))")
-    text = page.inner_text(".jp-Notebook")
+    text = page.inner_text(f"{NB} .jp-Notebook")
     if errors:
         fail(f"{len(errors)} error outputs, first: {errors[0]!r}")
     if "panic:" in text:
         fail("a cell panicked")
-    imgs = page.evaluate(IMAGE_PIXELS)
+    imgs = page.evaluate(IMAGE_PIXELS.replace(".jp-OutputArea-output img", f"{NB} .jp-OutputArea-output img"))
     inked = [i for i in imgs if i["w"] > 0 and i["ink"] > 0.02]
     if len(inked) < figures:
         fail(f"{len(inked)} rendered figures with non-blank pixels, want at least {figures} ({imgs})")
     seen = page.evaluate("window.__dprlProgress")
-    finals = page.eval_on_selector_all(".jp-OutputArea progress",
+    finals = page.eval_on_selector_all(f"{NB} .jp-OutputArea progress",
                                        "els => els.map(p => [p.getAttribute('value'), p.getAttribute('max')])")
     if len(seen) < 2:
         fail(f"no progress bar updated (values seen: {seen})")
     if not finals or any(v != m for v, m in finals):
         fail(f"progress bars did not end full: {finals}")
-    tables = page.eval_on_selector_all(".jp-OutputArea-output table", "ts => ts.map(t => t.querySelectorAll('td').length)")
+    tables = page.eval_on_selector_all(f"{NB} .jp-OutputArea-output table", "ts => ts.map(t => t.querySelectorAll('td').length)")
     if not any(n > 0 for n in tables):
         fail("no HTML table with data cells")
     page.screenshot(path=str(out / f"{name}-end.png"), full_page=True)
-    figs = page.locator(".jp-OutputArea-output img")
+    figs = page.locator(f"{NB} .jp-OutputArea-output img")
     if figs.count() > 0:  # the page scrolled to the notebook's first figure, and that figure alone
         figs.first.scroll_into_view_if_needed()
         page.wait_for_timeout(300)
