@@ -2,17 +2,24 @@
 SHELL := /bin/bash
 GO := /usr/local/go/bin/go
 export PATH := /usr/local/go/bin:$(shell /usr/local/go/bin/go env GOPATH 2>/dev/null)/bin:$(PATH)
-JUPYTER_FLAGS := --ip=127.0.0.1 --no-browser --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
+# Everything Jupyter runs from the project's Python environment build/venv (kernels/requirements.lock), and the
+# kernels are registered inside it, so a machine-wide Jupyter or kernel of the same name is never used.
+VENV := build/venv
+JUPYTER := $(VENV)/bin/jupyter
+export JUPYTER_DATA_DIR := $(CURDIR)/$(VENV)/share/jupyter
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+JUPYTER_FLAGS := --ip=127.0.0.1 --no-browser --ServerApp.root_dir=notebooks $(ROOT_FLAG)
 
-.PHONY: notebooks test vet unit fuzz test-notebooks kernel jupyter strip clean crosscheck crosscheck-venv bench
+.PHONY: notebooks test vet unit fuzz test-notebooks test-lab kernel lab jupyter strip clean crosscheck crosscheck-venv bench
 
 ## notebooks: install what is missing, execute every notebook at its default size, write HTML reports to build/notebooks/
 notebooks: kernel
-	$(GO) run ./kernels/nbrun -out build/notebooks
+	$(GO) run ./kernels/nbrun -jupyter $(JUPYTER) -out build/notebooks
 
-## test: go vet, go test, a short fuzzing pass, the live cross-checks against the reference libraries, and every
-## notebook headlessly in quick mode, with a browser screenshot of the tour
-test: vet unit fuzz crosscheck test-notebooks
+## test: go vet, go test, a short fuzzing pass, the live cross-checks against the reference libraries, every
+## notebook headlessly in quick mode, and JupyterLab driven in a real browser
+test: vet unit fuzz crosscheck test-notebooks test-lab
 
 vet:
 	$(GO) vet ./...
@@ -44,19 +51,26 @@ fuzz:
 
 test-notebooks:
 	kernels/install.sh --browser
-	$(GO) run ./kernels/nbrun -quick -out build/test-notebooks -screenshot 00-tour
+	$(GO) run ./kernels/nbrun -jupyter $(JUPYTER) -quick -out build/test-notebooks -screenshot 00-tour
 
-## kernel: install Jupyter, goimports, gopls and GoNB where missing; register the gonb-dprl kernels
+## test-lab: JupyterLab in headless Chromium (Playwright): runs notebooks 00 and 07 through the UI, screenshots in build/lab/
+test-lab:
+	kernels/install.sh --browser
+	$(VENV)/bin/python kernels/labtest.py --out build/lab
+
+## kernel: create build/venv from the lock, install goimports, gopls and GoNB where missing; register the kernels
 kernel:
 	kernels/install.sh
 
-## jupyter: classic Jupyter on http://127.0.0.1:8888 with the project kernel
-jupyter: kernel
-	jupyter notebook $(JUPYTER_FLAGS)
+## lab: JupyterLab on 127.0.0.1 (port 8888 or the next free one) with the Go (dprl) kernel; prints the URL with its token
+lab: kernel
+	$(JUPYTER) lab $(JUPYTER_FLAGS)
+
+jupyter: lab
 
 ## strip: remove outputs and execution counts from the notebooks before committing
 strip:
-	jupyter nbconvert --clear-output --inplace --ClearMetadataPreprocessor.enabled=True \
+	$(JUPYTER) nbconvert --clear-output --inplace --ClearMetadataPreprocessor.enabled=True \
 		--ClearMetadataPreprocessor.preserve_nb_metadata_mask='[("kernelspec",), ("language_info", "name")]' notebooks/*.ipynb
 
 clean:

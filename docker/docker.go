@@ -1,3 +1,3 @@
-// Package docker holds no code: this folder keeps the JupyterLab image (Dockerfile, compose.yaml) for users
-// who want JupyterLab rather than the classic Notebook Debian ships. See docker/README.md.
+// Package docker holds no code: this folder keeps a container image (Dockerfile, compose.yaml) with the same
+// pinned JupyterLab and kernel as `make lab`. See docker/README.md.
 package docker

@@ -3,6 +3,7 @@ package kernels
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"image"
 	"image/color"
 	"image/png"
@@ -13,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/plot/plotutil"
+	"dprl/dprl/figure"
 )
 
 // Runner executes notebooks headlessly with nbconvert and writes the executed notebooks and their HTML
@@ -140,13 +141,13 @@ func Screenshot(chromium, htmlPath, pngPath string, width, height int) error {
 	return nil
 }
 
-// PlotPixels counts the pixels of img drawn in the first three colours of gonum/plot's default palette
-// (plotutil.Color(0..2)), the colours of the project's figure lines, within ±tol per channel. Nothing else
+// PlotPixels counts the pixels of img drawn in the first three colours of the house palette
+// (figure.Color(0..2)), the colours of the project's first figure lines, within ±tol per channel. Nothing else
 // on a rendered notebook page uses them, so a count in the hundreds means a plot is visible.
 func PlotPixels(img image.Image, tol int) int {
 	var palette [3][3]int
 	for k := range palette {
-		r, g, b, _ := plotutil.Color(k).RGBA()
+		r, g, b, _ := figure.Color(k).RGBA()
 		palette[k] = [3]int{int(r >> 8), int(g >> 8), int(b >> 8)}
 	}
 	n := 0
@@ -188,4 +189,51 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// WriteIndex writes an HTML page listing every report with its status, run time, counts and a link to its
+// HTML report (relative to the page, which lives in the reports' folder).
+func WriteIndex(path string, reports []Report, mode string, total time.Duration) error {
+	var b strings.Builder
+	b.WriteString(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>dprl notebooks</title>
+<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}
+td,th{padding:.3em .8em;border-bottom:1px solid #ddd;text-align:left}td.n{text-align:right}
+.ok{color:#009E73}.failed{color:#D55E00;font-weight:bold}pre{margin:0;font-size:85%;white-space:pre-wrap}</style>
+</head><body>
+`)
+	failed := 0
+	for _, r := range reports {
+		if r.Err != nil {
+			failed++
+		}
+	}
+	fmt.Fprintf(&b, "<h1>dprl notebooks</h1>\n<p>%d notebooks, %s, %d failed, total %s, finished %s.</p>\n",
+		len(reports), html.EscapeString(mode), failed, formatSeconds(total), time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	b.WriteString("<table>\n<tr><th>notebook</th><th>status</th><th>run time</th><th>code cells</th><th>images</th><th>report</th></tr>\n")
+	for _, r := range reports {
+		name := strings.TrimSuffix(filepath.Base(r.Notebook), ".ipynb")
+		status, class := "ok", "ok"
+		if r.Err != nil {
+			status, class = "failed", "failed"
+		}
+		link := "—"
+		if _, err := os.Stat(r.HTML); err == nil {
+			link = fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(filepath.Base(r.HTML)), html.EscapeString(filepath.Base(r.HTML)))
+		}
+		fmt.Fprintf(&b, `<tr><td>%s</td><td class="%s">%s</td><td class="n">%s</td><td class="n">%d</td><td class="n">%d</td><td>%s</td></tr>`+"\n",
+			html.EscapeString(name), class, status, formatSeconds(r.Duration), r.CodeCells, r.Images, link)
+		if r.Err != nil {
+			fmt.Fprintf(&b, "<tr><td></td><td colspan=\"5\"><pre>%s</pre></td></tr>\n", html.EscapeString(r.Err.Error()))
+		}
+	}
+	b.WriteString("</table>\n</body></html>\n")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+func formatSeconds(d time.Duration) string {
+	return fmt.Sprintf("%.1f s", d.Seconds())
 }

@@ -241,7 +241,7 @@ func table(t *testing.T) []row {
 			if err != nil {
 				return err
 			}
-			_, err = a.Aggregate(make([]float64, 2), [][]float64{{1, 2, 3}})
+			_, _, err = a.Aggregate(make([]float64, 2), [][]float64{{1, 2, 3}})
 			return err
 		}},
 	)

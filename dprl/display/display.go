@@ -13,6 +13,7 @@ import (
 	"errors"
 
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"html"
 	"io"
@@ -26,6 +27,7 @@ import (
 	"dprl/dprl/figure"
 
 	"github.com/janpfeifer/gonb/gonbui"
+	"github.com/janpfeifer/gonb/gonbui/protocol"
 	"gonum.org/v1/plot"
 )
 
@@ -82,16 +84,26 @@ func (d *Display) Plot(p *plot.Plot, s figure.Size) error {
 	if err != nil {
 		return err
 	}
-	return d.PNG(png, p.Title.Text)
+	return d.png(png, p.Title.Text, s.CSSWidth())
 }
 
 // PNG shows encoded PNG bytes inline, or writes them to d.Dir as NNN-name.png and prints the path.
-func (d *Display) PNG(png []byte, name string) error {
+func (d *Display) PNG(png []byte, name string) error { return d.png(png, name, 0) }
+
+// png shows a PNG; a positive width (CSS pixels) is sent as the image's display width, so a figure rendered
+// at 2× density shows at its nominal size, sharp on high-DPI screens.
+func (d *Display) png(png []byte, name string, width int) error {
 	if len(png) == 0 {
 		return errors.New("display: png is empty: nothing to show")
 	}
 	if d.Notebook {
-		gonbui.DisplayPng(png)
+		data := &protocol.DisplayData{Data: map[protocol.MIMEType]any{protocol.MIMEImagePNG: png}}
+		if width > 0 {
+			// GoNB's pipe cannot carry Jupyter's per-MIME metadata ({"image/png": {"width": …}}), so the
+			// sized image goes as an HTML alternative, which JupyterLab and nbconvert prefer over the PNG.
+			data.Data[protocol.MIMETextHTML] = ImageHTML(png, name, width)
+		}
+		gonbui.SendData(data)
 		return nil
 	}
 	d.mu.Lock()
@@ -107,6 +119,12 @@ func (d *Display) PNG(png []byte, name string) error {
 	}
 	fmt.Fprintf(d.Out, "[figure written to %s]\n", path)
 	return nil
+}
+
+// ImageHTML is an <img> showing png inline (a data URI) at the given width in CSS pixels.
+func ImageHTML(png []byte, alt string, width int) string {
+	return fmt.Sprintf(`<img class="dprl-figure" alt="%s" width="%d" src="data:image/png;base64,%s"/>`,
+		html.EscapeString(alt), width, base64.StdEncoding.EncodeToString(png))
 }
 
 // Table shows rows under a header as an HTML table, or as aligned plain text outside a notebook.

@@ -3,12 +3,12 @@ package figure
 import (
 	"bytes"
 	"fmt"
-	"gonum.org/v1/plot/plotutil"
 	"image/color"
 	"image/png"
 	"math"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"gonum.org/v1/plot"
 
@@ -62,7 +62,7 @@ func TestCurvesBreaksLinesAtMissingPoints(t *testing.T) {
 	}
 	// Each series is drawn in its own palette colour.
 	for k := range 2 {
-		want := plotutil.Color(k)
+		want := Color(k)
 		count := 0
 		for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
 			for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
@@ -131,15 +131,92 @@ func TestLogTickLabels(t *testing.T) {
 			got[tk.Label] = true
 		}
 	}
-	for _, want := range []string{"1e-08", "1e-05", "0.0001", "0.1", "1", "1000", "100000"} {
+	for _, want := range []string{"1e−8", "1e−5", "1e−4", "0.001", "0.1", "1", "1000", "10⁴", "10⁵"} {
 		if !got[want] {
 			t.Errorf("no tick labelled %q (labels %v)", want, got)
 		}
 	}
+	if len(got) != 14 {
+		t.Errorf("%d labelled ticks for 14 decades: %v", len(got), got)
+	}
 	for l := range got {
-		if len(l) > 6 {
+		if utf8.RuneCountInString(l) > 5 {
 			t.Errorf("long tick label %q", l)
 		}
+	}
+	// Minor ticks at 2…9 per decade, unlabelled when the axis spans many decades.
+	minor := 0
+	for _, tk := range (LogTicks{}).Ticks(1, 100) {
+		if tk.Label == "" {
+			minor++
+		}
+	}
+	if minor != 2*(8-2) { // 2…9 in each of two decades, less 2 and 5, labelled because the span is short
+		t.Errorf("%d unlabelled minor ticks on [1, 100], want 12", minor)
+	}
+}
+
+func TestBandHalfWidth(t *testing.T) {
+	// Student's t quantile 0.975 with 4 degrees of freedom is 2.776445.
+	if got := BandCI95.halfWidth(2, 5); math.Abs(got-2.776445105*2/math.Sqrt(5)) > 1e-6 {
+		t.Errorf("95%% CI half-width = %v", got)
+	}
+	if got := BandStdErr.halfWidth(2, 4); got != 1 {
+		t.Errorf("standard error half-width = %v, want 1", got)
+	}
+	if got := BandStd.halfWidth(2, 1); got != 0 {
+		t.Errorf("one trial has no spread: half-width %v", got)
+	}
+}
+
+func TestSeriesOwnBandMustMatch(t *testing.T) {
+	_, err := Curves(Options{}, Series{Name: "a", X: []float64{1, 2}, Y: [][]float64{{1, 2}}, Lo: []float64{0}, Hi: []float64{2}})
+	if err == nil || !strings.Contains(err.Error(), "Lo and Hi") {
+		t.Errorf("mismatched Lo/Hi: error %v", err)
+	}
+	if _, err := Curves(Options{}, Series{Name: "a", X: []float64{1, 2}, Y: [][]float64{{1, 2}}, Lo: []float64{0, 1}, Hi: []float64{2, 3}}); err != nil {
+		t.Error(err)
+	}
+}
+
+// The legend is drawn beside the data area, not over it: the rightmost quarter of the image holds the
+// legend's line samples (palette colours) but the data area to its left holds the curves.
+func TestLegendOutsideData(t *testing.T) {
+	x := []float64{0, 1}
+	p, err := Curves(Options{Title: "t"}, Series{Name: "a long legend entry", X: x, Y: [][]float64{{0, 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := PNG(p, Size{Width: 12 * vg.Centimeter, Height: 6 * vg.Centimeter, DPI: 96})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The curve rises from bottom left to top right of the data area; with the legend inside (gonum's
+	// default, top right) the legend sample would sit on the curve's end. Find the rightmost curve pixel.
+	right := 0
+	for x := img.Bounds().Max.X - 1; x >= 0 && right == 0; x-- {
+		for y := 0; y < img.Bounds().Max.Y; y++ {
+			if sameRGB(img.At(x, y), Color(0)) {
+				right = x
+				break
+			}
+		}
+	}
+	dataRight := 0 // rightmost pixel of the curve below the legend's rows (lower 70% of the image)
+	for x := img.Bounds().Max.X - 1; x >= 0 && dataRight == 0; x-- {
+		for y := img.Bounds().Max.Y * 3 / 10; y < img.Bounds().Max.Y; y++ {
+			if sameRGB(img.At(x, y), Color(0)) {
+				dataRight = x
+				break
+			}
+		}
+	}
+	if right-dataRight < 20 {
+		t.Errorf("legend sample ends at x = %d, data at x = %d: legend not beside the data", right, dataRight)
 	}
 }
 

@@ -27,6 +27,7 @@ func main() {
 	out := flag.String("out", "build/notebooks", "folder for executed notebooks and HTML reports")
 	quick := flag.Bool("quick", false, "set "+dprl.QuickEnv+"=1: fewer trials, same code paths (CI)")
 	kernel := flag.String("kernel", "gonb-dprl-batch", "Jupyter kernel spec to execute with")
+	jupyter := flag.String("jupyter", "jupyter", "the jupyter command (make passes the project environment's build/venv/bin/jupyter)")
 	shot := flag.String("screenshot", "", "notebook whose HTML report to screenshot in headless Chromium and check for a plot")
 	chromium := flag.String("chromium", "chromium", "the Chromium binary for -screenshot")
 	verbose := flag.Bool("v", false, "show nbconvert's output")
@@ -36,7 +37,9 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	r := &kernels.Runner{OutDir: *out, Kernel: *kernel}
+	r := &kernels.Runner{OutDir: *out, Kernel: *kernel, Jupyter: *jupyter}
+	// No browser is attached: interactive explorers draw their default state instead of waiting for widgets.
+	r.Env = append(r.Env, display.HeadlessEnv+"=1")
 	if *quick {
 		r.Env = append(r.Env, dprl.QuickEnv+"=1")
 	}
@@ -50,9 +53,11 @@ func main() {
 	fmt.Printf("running %d notebooks (%s) with kernel %s into %s\n", len(paths), mode, *kernel, *out)
 	start := time.Now()
 	var rows [][]string
+	var reports []kernels.Report
 	failed := 0
 	for _, p := range paths {
 		rep := r.Run(p)
+		reports = append(reports, rep)
 		status := "ok"
 		if rep.Err != nil {
 			status = "FAILED"
@@ -67,7 +72,13 @@ func main() {
 	}
 	fmt.Println()
 	fmt.Print(display.TableText([]string{"notebook", "status", "time", "code cells", "images", "report"}, rows))
-	fmt.Printf("total %s\n", display.FormatDuration(time.Since(start)))
+	total := time.Since(start)
+	fmt.Printf("total %s\n", display.FormatDuration(total))
+	index := filepath.Join(*out, "index.html")
+	if err := kernels.WriteIndex(index, reports, mode, total); err != nil {
+		fail(err)
+	}
+	fmt.Printf("index %s\n", index)
 
 	if *shot != "" && failed == 0 {
 		html := filepath.Join(*out, strings.TrimSuffix(*shot, ".ipynb")+".html")
