@@ -69,7 +69,7 @@ func Trials[T any](n, workers int, seed uint64, progress Progress, trial func(i 
 		return nil, err
 	}
 	if trial == nil {
-		return nil, check.Errorf("trial", 0, "a non-nil function (got nil)")
+		return nil, check.Missing("trial", "a function")
 	}
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)

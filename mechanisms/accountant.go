@@ -53,9 +53,9 @@ type Mixed struct {
 func (e Mixed) String() string { return fmt.Sprintf("Mixed(p=%g, %v)", e.P, e.Event) }
 func (e Mixed) validate() error {
 	if e.Event == nil {
-		return fmt.Errorf("mechanisms: Mixed without an inner event")
+		return check.Missing("Event", "an inner Event for Mixed")
 	}
-	return firstErr(inRange("p", e.P, 0, 1, false, true), e.Event.validate())
+	return firstErr(inRange("P", e.P, 0, 1, false, true), e.Event.validate())
 }
 
 func (e GaussianEvent) String() string { return fmt.Sprintf("Gaussian(z=%g)", e.NoiseMultiplier) }
@@ -71,28 +71,36 @@ func (e SampledWithoutReplacement) String() string {
 }
 
 func (e GaussianEvent) validate() error {
-	return inRange("noise multiplier", e.NoiseMultiplier, 0, math.Inf(1), false, false)
+	return inRange("NoiseMultiplier", e.NoiseMultiplier, 0, math.Inf(1), false, false)
 }
 func (e LaplaceEvent) validate() error {
-	return inRange("noise multiplier", e.NoiseMultiplier, 0, math.Inf(1), false, false)
+	return inRange("NoiseMultiplier", e.NoiseMultiplier, 0, math.Inf(1), false, false)
 }
 func (e PoissonSampled) validate() error {
 	if e.Event == nil {
-		return fmt.Errorf("mechanisms: PoissonSampled without an inner event")
+		return check.Missing("Event", "an inner Event for PoissonSampled")
 	}
-	return firstErr(checkQ(e.Q), e.Event.validate())
+	return firstErr(inRange("Q", e.Q, 0, 1, false, true), e.Event.validate())
 }
 func (e SampledWithoutReplacement) validate() error {
 	if e.Event == nil {
-		return fmt.Errorf("mechanisms: SampledWithoutReplacement without an inner event")
+		return check.Missing("Event", "an inner Event for SampledWithoutReplacement")
 	}
 	if e.N < 1 {
-		return &ParamError{Pkg: "mechanisms", Param: "n", Value: float64(e.N), Allowed: "[1, ∞)"}
+		return check.AtLeast("N", e.N, 1)
 	}
 	if e.Batch < 1 || e.Batch > e.N {
-		return &ParamError{Pkg: "mechanisms", Param: "batch", Value: float64(e.Batch), Allowed: fmt.Sprintf("[1, %d] (n)", e.N)}
+		return check.Int("Batch", e.Batch, 1, e.N)
 	}
 	return e.Event.validate()
+}
+
+// validateEvent checks an event an accountant is handed (named e, as in Compose(e, count)); nil is an error.
+func validateEvent(e Event) error {
+	if e == nil {
+		return check.Missing("e", "an Event")
+	}
+	return e.validate()
 }
 
 // Accountant records a history of mechanisms and reports the privacy of their composition, in the manner
@@ -162,10 +170,7 @@ func checkConversion(c Conversion) error {
 // RDPOf returns one run of e's RDP at each order, or an error if the RDP accountant does not support e or
 // an order lies outside (1, ∞).
 func RDPOf(e Event, orders []float64) ([]float64, error) {
-	if e == nil {
-		return nil, check.Errorf("event", 0, "a non-nil Event")
-	}
-	if err := firstErr(e.validate(), checkOrders(orders)); err != nil {
+	if err := firstErr(validateEvent(e), checkOrders(orders)); err != nil {
 		return nil, err
 	}
 	out := make([]float64, len(orders))
@@ -202,7 +207,7 @@ func RDPOf(e Event, orders []float64) ([]float64, error) {
 // Compose records count runs of e. A zero-value RDPAccountant starts on its Orders (nil: DefaultOrders)
 // at the first Compose; changing Orders after composing is an error.
 func (a *RDPAccountant) Compose(e Event, count int) error {
-	if err := checkSteps(count); err != nil {
+	if err := checkCount(count); err != nil {
 		return err
 	}
 	if err := a.ready(); err != nil {
@@ -271,10 +276,10 @@ type GDPAccountant struct {
 
 // Compose records count runs of a Gaussian event.
 func (a *GDPAccountant) Compose(e Event, count int) error {
-	if err := checkSteps(count); err != nil {
+	if err := checkCount(count); err != nil {
 		return err
 	}
-	if err := e.validate(); err != nil {
+	if err := validateEvent(e); err != nil {
 		return err
 	}
 	g, ok := e.(GaussianEvent)
@@ -322,8 +327,11 @@ func tooSpread(err error) bool {
 // where epsAt builds the accountant for the run at noise z and returns its ε (decreasing in z). It fails if
 // even hi does not reach the target. A *GridError from epsAt counts as an ε above the target.
 func CalibrateNoise(target, lo, hi float64, epsAt0 func(z float64) (float64, error)) (float64, error) {
-	if err := firstErr(checkEpsilon(target), inRange("lo", lo, 0, hi, false, false)); err != nil {
+	if err := firstErr(inRange("target", target, 0, math.Inf(1), false, false), inRange("lo", lo, 0, hi, false, false)); err != nil {
 		return 0, err
+	}
+	if epsAt0 == nil {
+		return 0, check.Missing("epsAt", "a function giving ε at a noise multiplier")
 	}
 	epsAt := func(z float64) (float64, error) {
 		e, err := epsAt0(z)
@@ -374,7 +382,10 @@ func MaxSteps(newAccountant func() (Accountant, error), e Event, epsilon, delta 
 		return 0, err
 	}
 	if limit < 1 {
-		return 0, &ParamError{Pkg: "mechanisms", Param: "limit", Value: float64(limit), Allowed: "[1, ∞)"}
+		return 0, check.AtLeast("limit", limit, 1)
+	}
+	if newAccountant == nil {
+		return 0, check.Missing("newAccountant", "a function returning a fresh Accountant")
 	}
 	fits := func(n int) (bool, error) {
 		a, err := newAccountant()

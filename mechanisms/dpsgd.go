@@ -131,7 +131,7 @@ func NewDPSGD(p DPSGDParams) (*DPSGD, error) {
 		return nil, err
 	}
 	if p.Src == nil {
-		return nil, check.Errorf("Src", math.NaN(), "a non-nil rand.Source")
+		return nil, check.Missing("Src", "a non-nil rand.Source")
 	}
 	return &DPSGD{p: p, rng: rand.New(p.Src)}, nil
 }

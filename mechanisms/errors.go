@@ -32,8 +32,7 @@ func checkSensitivity(s float64) error {
 	return inRange("sensitivity", s, 0, math.Inf(1), false, false)
 }
 func checkQ(q float64) error         { return inRange("q", q, 0, 1, false, true) }
-func checkSteps(steps int) error     { return check.AtLeast("steps", steps, 0) }
-func checkOrder(alpha float64) error { return inRange("order", alpha, 1, math.Inf(1), false, false) }
+func checkCount(count int) error     { return check.AtLeast("count", count, 0) }
 
 // firstErr returns the first non-nil error.
 func firstErr(errs ...error) error { return param.First(errs...) }

@@ -100,7 +100,7 @@ func (a *PLDAccountant) ready() {
 
 // tails returns the remove and add directions of one run of e.
 func tails(e Event) (remove, add lossTails, err error) {
-	if err := e.validate(); err != nil {
+	if err := validateEvent(e); err != nil {
 		return nil, nil, err
 	}
 	switch ev := e.(type) {
@@ -128,7 +128,7 @@ func tails(e Event) (remove, add lossTails, err error) {
 // Compose records count runs of e. On error nothing is recorded.
 func (a *PLDAccountant) Compose(e Event, count int) error {
 	a.ready()
-	if err := checkSteps(count); err != nil {
+	if err := checkCount(count); err != nil {
 		return err
 	}
 	if e == nil {

@@ -50,7 +50,7 @@ const DefaultOrders = "dpa_default"
 func Orders(name string) ([]float64, error) {
 	f, ok := orderGrids[name]
 	if !ok {
-		return nil, fmt.Errorf("mechanisms: unknown order grid %q (want dpa_default, opacus_default or tfp_cli)", name)
+		return nil, fmt.Errorf("mechanisms: name = %q is not a known order grid (want dpa_default, opacus_default or tfp_cli)", name)
 	}
 	return f(), nil
 }
@@ -81,7 +81,7 @@ const maxSeriesTerms = 100000
 // checkRDPArgs validates the sampling rate, noise multiplier and order of the subsampled-Gaussian RDP
 // functions.
 func checkRDPArgs(q, z, alpha float64) error {
-	return firstErr(checkQ(q), inRange("noise multiplier", z, 0, math.Inf(1), false, false), checkOrder(alpha))
+	return firstErr(checkQ(q), inRange("z", z, 0, math.Inf(1), false, false), inRange("alpha", alpha, 1, math.Inf(1), false, false))
 }
 
 // RDPPoissonGaussian returns the RDP at order α > 1 of one step of the Poisson-subsampled Gaussian

@@ -63,7 +63,7 @@ func NewMLP(sizes []int, act Activation, src rand.Source) (*MLP, error) {
 		return nil, check.Errorf("act", float64(act), "{ReLU, Tanh}")
 	}
 	if src == nil {
-		return nil, check.Errorf("src", math.NaN(), "a non-nil rand.Source")
+		return nil, check.Missing("src", "a non-nil rand.Source")
 	}
 	rng := rand.New(src)
 	m := &MLP{Sizes: append([]int(nil), sizes...), Act: act}

@@ -19,12 +19,16 @@ type Error struct {
 	Param   string  // the parameter's name as the caller set it, e.g. "NoiseMultiplier" or "epsilon"
 	Value   float64 // the value given (integers are converted)
 	Allowed string  // the allowed range, e.g. "(0, 1]", or a short description
+	Missing bool    // the argument is nil or empty (Value is then meaningless)
 }
 
 func (e *Error) Error() string {
 	pkg := e.Pkg
 	if pkg == "" {
 		pkg = "dprl"
+	}
+	if e.Missing {
+		return fmt.Sprintf("%s: %s is missing (nil or empty): want %s", pkg, e.Param, e.Allowed)
 	}
 	return fmt.Sprintf("%s: %s = %s is outside the allowed range %s", pkg, e.Param, Format(e.Value), e.Allowed)
 }
@@ -102,6 +106,11 @@ func (c Checker) AtLeast(name string, v, lo int) error {
 // Errorf returns an *Error with a free-form description of what is allowed.
 func (c Checker) Errorf(name string, v float64, allowed string, args ...any) error {
 	return &Error{Pkg: string(c), Param: name, Value: v, Allowed: fmt.Sprintf(allowed, args...)}
+}
+
+// Missing returns an *Error for a nil or empty argument; want says what is needed.
+func (c Checker) Missing(name, want string) error {
+	return &Error{Pkg: string(c), Param: name, Value: math.NaN(), Allowed: want, Missing: true}
 }
 
 // IntRange prints [lo, hi] for integers, with ∞ for math.MaxInt.

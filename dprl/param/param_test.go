@@ -56,3 +56,15 @@ func ExampleChecker_In() {
 	fmt.Println(check.In("epsilon", math.NaN(), param.Positive))
 	// Output: mypkg: epsilon = NaN is outside the allowed range (0, ∞)
 }
+
+func TestMissing(t *testing.T) {
+	const check param.Checker = "mechanisms"
+	err := check.Missing("Src", "a rand.Source")
+	if got, want := err.Error(), "mechanisms: Src is missing (nil or empty): want a rand.Source"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	var pe *param.Error
+	if !errors.As(err, &pe) || !pe.Missing {
+		t.Errorf("Missing error %#v", err)
+	}
+}

@@ -372,7 +372,7 @@ func DPLSW(p *Problem, sig *Signature, priv PrivacyParams, frobenius bool, src r
 
 func release(theta []float64, sigma, psi float64, k int, alpha, beta float64, clipped int, src rand.Source) (*Release, error) {
 	if src == nil {
-		return nil, check.Errorf("src", math.NaN(), "a non-nil rand.Source")
+		return nil, check.Missing("src", "a non-nil rand.Source")
 	}
 	g, err := mechanisms.NewGaussian(sigma, src)
 	if err != nil {
