@@ -31,8 +31,8 @@ func checkSigma(sigma float64) error { return inRange("sigma", sigma, 0, math.In
 func checkSensitivity(s float64) error {
 	return inRange("sensitivity", s, 0, math.Inf(1), false, false)
 }
-func checkQ(q float64) error         { return inRange("q", q, 0, 1, false, true) }
-func checkCount(count int) error     { return check.AtLeast("count", count, 0) }
+func checkQ(q float64) error     { return inRange("q", q, 0, 1, false, true) }
+func checkCount(count int) error { return check.AtLeast("count", count, 0) }
 
 // firstErr returns the first non-nil error.
 func firstErr(errs ...error) error { return param.First(errs...) }

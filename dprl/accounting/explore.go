@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"dprl/dprl/figure"
-	"dprl/mechanisms"
+	"dprl/dprl/param"
 )
 
 // ExplorerSize is the explorer figure's size: taller than figure.DefaultSize, for the legend below the data.
@@ -41,13 +41,11 @@ var explorerCalibrates = map[Method]bool{RDP: true, MomentsAccountant: true, Mom
 // under a second (RDP, the moments accountant and its Lemma 3 bound, without replacement), the z it would
 // need itself. A thin black line marks the target ε.
 func ExplorerFigure(eps, delta, q float64, T int) (*plot.Plot, error) {
-	if !(eps > 0) || math.IsInf(eps, 0) {
-		return nil, &mechanisms.ParamError{Pkg: "accounting", Param: "eps", Value: eps, Allowed: "(0, ∞)"}
-	}
-	base := Workload{Q: q, Z: 1, Steps: T, N: ExplorerN}
-	if err := base.check(); err != nil {
+	if err := param.First(check.In("eps", eps, param.Positive), check.In("delta", delta, param.OpenUnit),
+		check.In("q", q, param.Interval{Lo: 0, Hi: 1, HiClosed: true}), check.AtLeast("T", T, 1)); err != nil {
 		return nil, err
 	}
+	base := Workload{Q: q, Z: 1, Steps: T, N: ExplorerN}
 	z, err := NoiseFor(RDP, base, eps, delta)
 	if err != nil {
 		return nil, fmt.Errorf("accounting: the RDP accountant finds no noise for (ε, δ) = (%g, %g) after %d steps at q = %g: %w", eps, delta, T, q, err)
