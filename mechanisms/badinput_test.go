@@ -37,7 +37,7 @@ func TestSmoothSVTAndOUBadInput(t *testing.T) {
 			_, err := NewSparseVector(SparseVectorParams{Epsilon: 1, Sensitivity: 1, Stop: 5, Src: src})
 			return err
 		}, "Stop = 5"},
-		"svt Src": {func() error { _, err := NewSparseVector(SparseVectorParams{Epsilon: 1, Sensitivity: 1}); return err }, "Src = nil"},
+		"svt Src": {func() error { _, err := NewSparseVector(SparseVectorParams{Epsilon: 1, Sensitivity: 1}); return err }, "Src is missing"},
 		"smooth bound": {func() error {
 			m, err := NewSmoothGaussian(1, 1e-5, 1, SmoothLemma1, src)
 			if err != nil {

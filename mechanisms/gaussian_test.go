@@ -167,11 +167,11 @@ func TestBadInputNamesTheParameter(t *testing.T) {
 		{"q", second(RDPPoissonGaussian(0, 1, 2))},
 		{"q", second(RDPPoissonGaussian(1.5, 1, 2))},
 		{"q", second(RDPPoissonGaussian(nan, 1, 2))},
-		{"noise multiplier", second(RDPPoissonGaussian(0.1, 0, 2))},
-		{"order", second(RDPPoissonGaussian(0.1, 1, 1))},
-		{"order", second(RDPPoissonGaussian(0.1, 1, 0.5))},
+		{"z", second(RDPPoissonGaussian(0.1, 0, 2))},
+		{"alpha", second(RDPPoissonGaussian(0.1, 1, 1))},
+		{"alpha", second(RDPPoissonGaussian(0.1, 1, 0.5))},
 		{"epsilon", second(NewLaplace(nan, 1, rand.NewPCG(1, 1)))},
-		{"steps", func() error {
+		{"count", func() error {
 			a, _ := NewRDPAccountant(nil, ConversionImproved)
 			return a.Compose(GaussianEvent{1}, -1)
 		}()},

@@ -15,7 +15,7 @@ import (
 // checkSource rejects a nil rand.Source, naming the parameter as the caller spells it.
 func checkSource(name string, src rand.Source) error {
 	if src == nil {
-		return check.Missing(name, "a non-nil rand.Source (got nil; use SecureSource() for releases, a seeded source for simulation)")
+		return check.Missing(name, "a rand.Source (SecureSource() for releases, a seeded source for simulation)")
 	}
 	return nil
 }
