@@ -36,6 +36,9 @@ func Domains() []Domain {
 // parallel, deterministically. A corrected configuration without MaxEpisodeLen gets the domain's MaxSteps,
 // the H its accounting uses.
 func (d Domain) RunMany(cfg Config, runs int, seed uint64, progress dprl.Progress) ([]*Result, error) {
+	if err := check.AtLeast("runs", runs, 1); err != nil {
+		return nil, err
+	}
 	if cfg.Variant == Corrected && cfg.MaxEpisodeLen == 0 {
 		cfg.MaxEpisodeLen = d.MaxSteps
 	}

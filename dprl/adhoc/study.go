@@ -61,9 +61,9 @@ func (s *Setup) Study(d *envs.Dataset, methods []Method, epsilons []float64, siz
 	if trials < 1 {
 		return nil, &mechanisms.ParamError{Pkg: "adhoc", Param: "trials", Value: float64(trials), Allowed: "[1, ∞)"}
 	}
-	for _, e := range epsilons {
-		if !(e > 0) || math.IsInf(e, 0) {
-			return nil, &mechanisms.ParamError{Pkg: "adhoc", Param: "epsilon", Value: e, Allowed: "(0, ∞)"}
+	for i, e := range epsilons {
+		if err := check.In(fmt.Sprintf("epsilons[%d]", i), e, param.Positive); err != nil {
+			return nil, err
 		}
 	}
 	type job struct {

@@ -738,6 +738,7 @@ func table(t *testing.T) []row {
 		}
 		c := dom.Base
 		c.Variant, c.Episodes, c.Clip, c.NoiseMultiplier, c.Src = actorcritic.Corrected, 2, 1, 1, src()
+		c.MaxEpisodeLen = dom.MaxSteps // the corrected variant's required H, so each row tests only its own field
 		mod(&c)
 		return rel(actorcritic.Run(env, envs.TabularFeatures{N: dom.NumStates}, c))
 	}

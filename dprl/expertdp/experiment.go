@@ -80,7 +80,7 @@ type SetupConfig struct {
 func NewSetup(env string, cfg SetupConfig) (*Setup, error) {
 	d, err := DomainByName(env)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("expertdp: env = %q is not a known environment (allowed: cartpole, acrobot, lunarlander, hiv)", env)
 	}
 	if cfg.PMin == 0 {
 		cfg.PMin = 0.02

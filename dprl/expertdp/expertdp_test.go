@@ -138,7 +138,7 @@ func TestReleaseConstantsWorkedExample(t *testing.T) {
 		eps, delta, pmin float64
 		T, L             int
 		param            string
-	}{{0, 0.1, 0.02, 1, 1, "Epsilon"}, {1, 1, 0.02, 1, 1, "Delta"}, {1, 0.1, 0, 1, 1, "PMin"}, {1, 0.1, 0.02, 0, 1, "T"}, {1, 0.1, 0.02, 1, 0, "L"}} {
+	}{{0, 0.1, 0.02, 1, 1, "eps1"}, {1, 1, 0.02, 1, 1, "delta1"}, {1, 0.1, 0, 1, 1, "pMin"}, {1, 0.1, 0.02, 0, 1, "T"}, {1, 0.1, 0.02, 1, 0, "L"}} {
 		_, err := Constants(bad.eps, bad.delta, bad.pmin, bad.T, bad.L)
 		var pe *mechanisms.ParamError
 		if !asParamError(err, &pe) || pe.Param != bad.param {

@@ -77,7 +77,7 @@ func DomainByName(name string) (*Domain, error) {
 			return d, nil
 		}
 	}
-	return nil, fmt.Errorf("expertdp: unknown environment %q (allowed: cartpole, acrobot, lunarlander, hiv)", name)
+	return nil, fmt.Errorf("expertdp: name = %q is not a known environment (allowed: cartpole, acrobot, lunarlander, hiv)", name)
 }
 
 // CartPoleDomain: gravity ∈ [8.75, 11], force ∈ [9, 11.25], cart mass ∈ [0.8, 1.25]; demonstrations of at

@@ -49,17 +49,10 @@ func (c ReleaseConstants) AgreeingPrefix(m, actions int) int {
 // Constants computes the release constants for (ε1, δ1), p_min, T examined trajectories and longest
 // demonstration L.
 func Constants(eps1, delta1, pMin float64, T, L int) (ReleaseConstants, error) {
-	switch {
-	case !(eps1 > 0) || math.IsInf(eps1, 0):
-		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "Epsilon", Value: eps1, Allowed: "(0, ∞)"}
-	case !(delta1 > 0 && delta1 < 1):
-		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "Delta", Value: delta1, Allowed: "(0, 1)"}
-	case !(pMin > 0 && pMin <= 0.5):
-		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "PMin", Value: pMin, Allowed: "(0, 1/|A|]"}
-	case T < 1:
-		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "T", Value: float64(T), Allowed: "[1, N·m]"}
-	case L < 1:
-		return ReleaseConstants{}, &mechanisms.ParamError{Pkg: "expertdp", Param: "L", Value: float64(L), Allowed: "[1, ∞)"}
+	if err := param.First(check.In("eps1", eps1, param.Positive), check.In("delta1", delta1, param.OpenUnit),
+		check.In("pMin", pMin, param.Interval{Lo: 0, Hi: 0.5, HiClosed: true}), check.AtLeast("T", T, 1),
+		check.AtLeast("L", L, 1)); err != nil {
+		return ReleaseConstants{}, err
 	}
 	c := ReleaseConstants{Epsilon: eps1, Delta: delta1, T: T, L: L, PMin: pMin}
 	c.EpsPrime = eps1 / math.Sqrt(32*float64(T)*math.Log(2/delta1))
@@ -99,6 +92,9 @@ const counterBatch = 32
 
 // NewPrefixCounter returns a counter over experts e with p_min mixing.
 func NewPrefixCounter(e *Experts, pMin float64) (*PrefixCounter, error) {
+	if e == nil || e.Domain == nil {
+		return nil, check.Missing("e", "an expert set with its domain")
+	}
 	if err := checkPMin(pMin, e.Domain.NumActions); err != nil {
 		return nil, err
 	}
@@ -182,10 +178,20 @@ func (r *Release) StableTransitions() int {
 // data's longest trajectory (which would make the threshold depend on the data); no prefix longer than L
 // is queried (Release.Cut counts the trajectories this shortens).
 func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {
+	if data == nil || len(data.Trajs) == 0 {
+		return nil, check.Missing("data", "a log with at least one trajectory")
+	}
 	if e == nil || e.Domain == nil {
-		return nil, fmt.Errorf("expertdp: DataRelease needs an expert set with its domain")
+		return nil, check.Missing("e", "an expert set with its domain")
 	}
 	if err := checkData(data, e); err != nil {
+		return nil, err
+	}
+	// The fields are checked here so that errors name them as the caller set them (Constants names its
+	// own arguments).
+	if err := param.First(check.In("Epsilon", p.Epsilon, param.Positive), check.In("Delta", p.Delta, param.OpenUnit),
+		check.In("PMin", p.PMin, param.Interval{Lo: 0, Hi: 1 / float64(e.Domain.NumActions), HiClosed: true}),
+		check.AtLeast("T", p.T, 1)); err != nil {
 		return nil, err
 	}
 	if p.Src == nil {

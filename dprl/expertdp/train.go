@@ -171,9 +171,29 @@ var (
 	calibrationCache = map[calibrationKey]float64{}
 )
 
+// checkAccounting checks the fields the accounting methods read, so that their errors name the
+// TrainConfig's fields rather than the mechanisms' arguments: m ≥ 1, P ∈ (0, 1] (or [0, 1] without
+// withEpsilon), Batch ∈ [1, m], Delta ∈ (0, 1) and, withEpsilon, Epsilon ∈ (0, ∞).
+func (c TrainConfig) checkAccounting(m int, withEpsilon bool) error {
+	pRange := param.Probability
+	var eps error
+	if withEpsilon {
+		pRange = param.Interval{Lo: 0, Hi: 1, HiClosed: true}
+		eps = check.In("Epsilon", c.Epsilon, param.Positive)
+	}
+	return param.First(check.AtLeast("m", m, 1), check.In("P", c.P, pRange), check.Int("Batch", c.Batch, 1, max(m, 1)),
+		eps, check.In("Delta", c.Delta, param.OpenUnit))
+}
+
 // CalibrateNoise returns the smallest s (to 10⁻³ relative) with which steps steps spend at most
 // (ε2, δ2) for m experts. Results are cached, since experiments repeat configurations over seeds.
 func (c TrainConfig) CalibrateNoise(m, steps int) (float64, error) {
+	if err := c.checkAccounting(m, true); err != nil {
+		return 0, err
+	}
+	if err := check.AtLeast("steps", steps, 0); err != nil {
+		return 0, err
+	}
 	key := calibrationKey{c.P, float64(c.Batch) / float64(m), c.Epsilon, c.Delta, c.Accounting, steps}
 	calibrationMu.Lock()
 	s, ok := calibrationCache[key]
@@ -196,11 +216,17 @@ func (c TrainConfig) CalibrateNoise(m, steps int) (float64, error) {
 
 // Budget returns the number of steps (ε2, δ2) allows under the configured accounting, up to limit.
 func (c TrainConfig) Budget(m, limit int) (int, error) {
+	if err := c.checkAccounting(m, true); err != nil {
+		return 0, err
+	}
 	return mechanisms.MaxSteps(newPLD, c.StepEvent(m), c.Epsilon, c.Delta, limit)
 }
 
 // SpentEpsilon is ε at δ2 after steps steps.
 func (c TrainConfig) SpentEpsilon(m, steps int) (float64, error) {
+	if err := param.First(c.checkAccounting(m, false), check.AtLeast("steps", steps, 0)); err != nil {
+		return 0, err
+	}
 	a, _ := newPLD()
 	if err := a.Compose(c.StepEvent(m), steps); err != nil {
 		return 0, err

@@ -66,7 +66,10 @@ type Config struct {
 	RewardSigma float64 // InputPerturbation's σ_r
 	// DPSGD: per-example clip C_g and z, the noise multiplier relative to the sum's sensitivity 2·Batch·C_g.
 	Clip, Z float64
-	Src     rand.Source
+	// MaxEpisodeLen cuts an episode after this many steps (treated as terminal, like the environment's own
+	// time limit), so an environment without one cannot make a run endless: 50, the E.1 MDP's horizon.
+	MaxEpisodeLen int
+	Src           rand.Source
 }
 
 func (c *Config) defaults() error {
@@ -85,6 +88,7 @@ func (c *Config) defaults() error {
 	orDefault(&c.GradClamp, 1)
 	orDefault(&c.Beta, 1)
 	orDefault(&c.ResetEvery, 1)
+	orDefault(&c.MaxEpisodeLen, 50)
 	if c.Src == nil {
 		return fmt.Errorf("fnq: Config.Src is nil: every run needs an explicit rand.Source")
 	}
@@ -106,7 +110,7 @@ func (c *Config) defaults() error {
 		return err
 	}
 	return param.First(check.In("Gamma", c.Gamma, param.Probability),
-		check.AtLeast("Episodes", c.Episodes, 1), check.AtLeast("Batch", c.Batch, 1),
+		check.AtLeast("Episodes", c.Episodes, 1), check.AtLeast("MaxEpisodeLen", c.MaxEpisodeLen, 1), check.AtLeast("Batch", c.Batch, 1),
 		check.AtLeast("ReplaySize", c.ReplaySize, c.Batch), check.AtLeast("TargetEvery", c.TargetEvery, 1),
 		check.In("LR", c.LR, param.Positive), check.In("EpsDecay", c.EpsDecay, param.Positive),
 		check.In("EpsStart", c.EpsStart, param.Probability), check.In("EpsEnd", c.EpsEnd, param.Probability),
@@ -241,7 +245,7 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 		}
 		state[0] = obs[0]
 		ret := 0.0
-		for {
+		for t := 1; ; t++ {
 			thr := cfg.EpsEnd + (cfg.EpsStart-cfg.EpsEnd)*math.Exp(-float64(res.Samples)/cfg.EpsDecay)
 			res.Samples++
 			var a int
@@ -259,7 +263,7 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 			if cfg.Method == InputPerturbation {
 				r += cfg.RewardSigma * noise.NormFloat64()
 			}
-			done := st.Terminated || st.Truncated // the code treats the 50-step limit as terminal
+			done := st.Terminated || st.Truncated || t >= cfg.MaxEpisodeLen // the code treats the 50-step limit as terminal
 			buf.Add(state, a, r, st.Obs, done)
 			state[0] = st.Obs[0]
 			if buf.Len() >= cfg.Batch {

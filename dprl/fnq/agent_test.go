@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"dprl/envs"
@@ -147,7 +148,7 @@ func TestBGP16(t *testing.T) {
 	if sig.M != 2 || sig.Counts[0] != 1 || sig.Counts[1] != 2 || sig.F[0] != 1.5 || sig.F[1] != 2 {
 		t.Fatalf("signature %+v", sig)
 	}
-	res, err := RunBGP16(wangHegde(), BGPConfig{Epsilon: 1e6, Delta: 0.1, Src: rand.NewPCG(6, 6)})
+	res, err := RunBGP16(wangHegde(), BGPConfig{Epsilon: 1e6, Delta: 0.1, ReturnBound: 25, Src: rand.NewPCG(6, 6)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,5 +207,21 @@ func TestBadInputErrors(t *testing.T) {
 				t.Errorf("%s: no error", name)
 			}
 		}()
+	}
+}
+
+// TestEndlessEnvironment: an environment without a time limit (the bare E.1 MDP) used to make RunBGP16
+// and Run loop forever; MaxEpisodeLen cuts each episode.
+func TestEndlessEnvironment(t *testing.T) {
+	res, err := RunBGP16(envs.NewWangHegde(), BGPConfig{Episodes: 2, Bins: 4, Every: 1, Epsilon: 1, Delta: 1e-5, ReturnBound: 25, MaxEpisodeLen: 7, Src: rand.NewPCG(1, 2)})
+	if err != nil || res.Samples != 14 {
+		t.Fatalf("RunBGP16: %v samples, error %v; want 14 (2 episodes cut at 7)", res, err)
+	}
+	r2, err := Run(envs.NewWangHegde(), Config{Method: NonPrivate, Episodes: 2, Batch: 4, MaxEpisodeLen: 7, Src: rand.NewPCG(1, 2)})
+	if err != nil || r2.Samples != 14 {
+		t.Fatalf("Run: %v, error %v; want 14 samples", r2, err)
+	}
+	if _, err := RunBGP16(envs.NewWangHegde(), BGPConfig{Epsilon: 1, Delta: 1e-5, Src: rand.NewPCG(1, 2)}); err == nil || !strings.Contains(err.Error(), "ReturnBound") {
+		t.Fatalf("RunBGP16 without ReturnBound: %v, want an error naming ReturnBound", err)
 	}
 }

@@ -24,8 +24,13 @@ type BGPConfig struct {
 	Epsilon, Delta        float64 // DP-LSL's (ε, δ) per release
 	Explore               float64 // ε-greedy probability: 0.1
 	LSLC                  float64 // λ schedule constant (λ = ‖Φ‖²_F‖ρ‖∞ + c·m^0.4): 100
-	ReturnBound           float64 // public bound on |return| (F): 25, the E.1 MDP's maximum
-	Src                   rand.Source
+	// ReturnBound is the public bound F on |return| that DP-LSL's sensitivity rests on; it has no default
+	// and must be set (25 is the E.1 MDP's maximum: 50 steps of reward at most 0.5).
+	ReturnBound float64
+	// MaxEpisodeLen cuts an episode after this many steps, so an environment without a time limit cannot
+	// make a run endless: 50, the E.1 MDP's horizon.
+	MaxEpisodeLen int
+	Src           rand.Source
 }
 
 // RunBGP16 trains the baseline on a one-dimensional environment with states in [0, 1].
@@ -36,15 +41,16 @@ func RunBGP16(env envs.Env, cfg BGPConfig) (*Result, error) {
 	orDefault(&cfg.Gamma, 0.999)
 	orDefault(&cfg.Explore, 0.1)
 	orDefault(&cfg.LSLC, 100)
-	orDefault(&cfg.ReturnBound, 25)
+	orDefault(&cfg.MaxEpisodeLen, 50)
 	if cfg.Src == nil {
 		return nil, fmt.Errorf("fnq: BGPConfig.Src is nil: every run needs an explicit rand.Source")
 	}
 	if err := param.First(check.AtLeast("Episodes", cfg.Episodes, 1), check.AtLeast("Bins", cfg.Bins, 1),
 		check.AtLeast("Every", cfg.Every, 1), check.In("Gamma", cfg.Gamma, param.Probability),
 		check.In("Explore", cfg.Explore, param.Probability), check.In("LSLC", cfg.LSLC, param.NonNegative),
-		check.In("ReturnBound", cfg.ReturnBound, param.Positive),
-		check.In("Epsilon", cfg.Epsilon, param.Positive), check.In("Delta", cfg.Delta, param.OpenUnit)); err != nil {
+		check.AtLeast("MaxEpisodeLen", cfg.MaxEpisodeLen, 1),
+		check.In("Epsilon", cfg.Epsilon, param.Positive), check.In("Delta", cfg.Delta, param.OpenUnit),
+		check.In("ReturnBound", cfg.ReturnBound, param.Positive)); err != nil {
 		return nil, err
 	}
 	if env == nil || env.NumActions() < 1 {
@@ -72,7 +78,7 @@ func RunBGP16(env envs.Env, cfg BGPConfig) (*Result, error) {
 		s := obs[0]
 		var traj []step
 		ret := 0.0
-		for {
+		for t := 1; ; t++ {
 			var a int
 			if rng.Float64() < cfg.Explore {
 				a = rng.IntN(m)
@@ -87,7 +93,7 @@ func RunBGP16(env envs.Env, cfg BGPConfig) (*Result, error) {
 			ret += st.Reward
 			traj = append(traj, step{bin(s)*m + a, st.Reward})
 			s = st.Obs[0]
-			if st.Terminated || st.Truncated {
+			if st.Terminated || st.Truncated || t >= cfg.MaxEpisodeLen {
 				break
 			}
 		}

@@ -200,6 +200,9 @@ func (mo *Moments) Solve() []float64 {
 
 // LSTD is least-squares TD(0) (Bradtke & Barto 1996; off-policy with per-decision ratios): θ = (Â + εI)⁻¹b̂.
 func LSTD(trajs []FeatureTrajectory, gamma, ridge float64) ([]float64, error) {
+	if err := check.In("ridge", ridge, param.NonNegative); err != nil {
+		return nil, err
+	}
 	mo, err := SampleMoments(trajs, gamma)
 	if err != nil {
 		return nil, err
@@ -215,6 +218,9 @@ func LSTD(trajs []FeatureTrajectory, gamma, ridge float64) ([]float64, error) {
 // z ← ρφ, b ← b + r z + (ρ−1)u, A ← A + z(φ − γ′φ′)ᵀ + (ρ−1)V, u ← γ′λ′(ρu + r z) = 0, V ← 0 at λ = 0; so at
 // λ = 0 it is LSTD with the importance weight on the features only. ridge initialises A = ridge·I.
 func WISLSTD(trajs []FeatureTrajectory, gamma, ridge float64) ([]float64, error) {
+	if err := check.In("ridge", ridge, param.NonNegative); err != nil {
+		return nil, err
+	}
 	d, err := featureDim(trajs)
 	if err != nil {
 		return nil, err

@@ -54,6 +54,9 @@ func NewSignature(d *envs.Dataset, numStates int, gamma float64, index func(obs 
 	if d == nil || len(d.Trajectories) == 0 {
 		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
 	}
+	if index == nil {
+		return nil, check.Missing("index", "a function mapping an observation to its state")
+	}
 	states := make([][]int, len(d.Trajectories))
 	rewards := make([][]float64, len(d.Trajectories))
 	for i, tr := range d.Trajectories {
