@@ -123,6 +123,7 @@ func TestRDPMatchesDPAccounting(t *testing.T) {
 		t.Fatal(err)
 	}
 	const tol, abs = 1e-9, 2e-15
+	const pessimisticRounding = 1e-14 // see the "signed" case below
 	close := func(x, ref float64) bool { return math.Abs(x-ref) <= tol*math.Abs(ref)+abs }
 	worst := map[string]float64{} // largest |ours − ref|/(1e−9·|ref| + 2e−15): ≤ 1 passes
 	count := map[string]int{}
@@ -154,7 +155,17 @@ func TestRDPMatchesDPAccounting(t *testing.T) {
 			case "poisson_exact":
 				check(i, "poisson integer ln A vs exact sum (where ≠ dp_accounting)", a, got, want, close(got, want))
 			case "signed":
-				check(i, "poisson fractional ln A vs signed series", a, got, want, close(got, want))
+				// The fractional-order series sums terms of order one to a value as small as 1e−8 at small
+				// z, so dprl's float64 sum carries an absolute rounding error of a few 1e−15. Below the
+				// reference (optimistic) the tolerance is the common one; above it (pessimistic) a rounding
+				// allowance of 1e−14 absolute is granted, and each use is counted and logged.
+				ok := close(got, want)
+				if !ok && got > want && got-want <= tol*math.Abs(want)+pessimisticRounding {
+					ok = true
+					count["poisson fractional ln A above the series within the rounding allowance"]++
+					t.Logf("case %d %v order %g: ln A %.17g is %.3g above the series %.17g (pessimistic, within rounding)", i, c.ev, a, got, got-want, want)
+				}
+				check(i, "poisson fractional ln A vs signed series", a, got, want, ok)
 				count["poisson fractional ln A ≤ dp_accounting"]++
 				if !(got <= dpa+tol*math.Abs(dpa)+abs) {
 					failed["poisson fractional ln A ≤ dp_accounting"]++
