@@ -3,7 +3,6 @@ package crosscheck
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"dprl/mechanisms"
@@ -18,18 +17,21 @@ type rdpCase struct {
 	Steps    int       `json:"steps"`
 	Orders   []float64 `json:"orders"`
 	Delta    float64   `json:"delta"`
-	Ours     []float64 `json:"ours"`                  // dprl's composed RDP, for dp_accounting's conversion
-	Quad     []float64 `json:"quad_orders,omitempty"` // fractional orders to integrate numerically
+	OursStep []float64 `json:"ours_step"` // dprl's RDP of one step, per order
+	Ours     []float64 `json:"ours"`      // dprl's composed RDP, for dp_accounting's conversion
 	grid     string
 	ev       mechanisms.Event
-	relation string
 }
 
+// rdpRef is ref.py's answer for one case (see rdp_one there): per order, dp_accounting's one-step RDP, the
+// reference ln A and which reference it is, and for "wor_exact" the uncapped exact Theorem 27 ln A.
 type rdpRef struct {
-	RDP         []Num `json:"rdp"`
-	Epsilon     Num   `json:"epsilon"`
-	EpsilonOurs Num   `json:"epsilon_of_ours"`
-	Quad        []Num `json:"quad"`
+	DPA         []Num    `json:"dpa"`
+	Ref         []Num    `json:"ref"`
+	How         []string `json:"how"`
+	Exact27     []Num    `json:"exact27"`
+	Epsilon     Num      `json:"epsilon"`
+	EpsilonOurs Num      `json:"epsilon_of_ours"`
 }
 
 // rdpCases draws n cases per sampling scheme: q log-uniform in [1e−4, 1], σ in [0.3, 30], steps in
@@ -71,90 +73,121 @@ func rdpCases(seed uint64, n int) []rdpCase {
 	return cases
 }
 
-// TestRDPMatchesDPAccounting: on 2×150 random cases (Poisson-subsampled Gaussian under add/remove, Gaussian
-// sampled without replacement under replace-one; every order grid) the composed RDP agrees to 1e−9
-// relative with:
-//   - dp_accounting 0.6.0 at integer orders (both schemes) and at fractional orders without replacement
-//     (both interpolate between integer orders);
-//   - at fractional orders of the Poisson scheme, dp_accounting's series sums absolute values of its terms and
-//     overestimates (by up to 4× at α = 1.1), so there the reference is an mpmath quadrature of the defining
-//     integral at two orders per case, and dprl must also not exceed dp_accounting's value;
+// TestRDPMatchesDPAccounting checks dprl's per-step RDP on 2×150 random cases (Poisson-subsampled Gaussian
+// under add/remove, Gaussian sampled without replacement under replace-one; every order grid) against the
+// right reference for each (case, order), and dp_accounting 0.6.0's conversion of dprl's composed curve.
 //
-// and dp_accounting's conversion of dprl's RDP curve gives dprl's ε to 1e−9 relative.
-// Orders dp_accounting excludes (+∞ where its fractional series does not converge) are counted, not compared.
+// The compared quantity is ln A = (α−1)·RDP of one step, to |ours − ref| ≤ 1e−9·|ref| + 2e−15. ln A, not
+// RDP, because RDP = ln A/(α−1) is sensitive to rounding only through ln A; and the absolute 2e−15 because
+// both implementations sum series whose terms add up to A ≈ 1, so ln A near 0 carries an absolute rounding
+// error of a few ulps of 1 whatever its size (a relative test on RDP ~1e−10 would compare noise).
+//
+// References (computed by ref.py's rdp_one):
+//   - Poisson, integer order: dp_accounting's value where dprl's equals it (both sum the same binomial
+//     expansion), else the expansion summed in 60-digit mpmath: dp_accounting's log-space sum of α + 1 terms
+//     adding up to ≈ 1 loses ~1e−14 absolute at orders 256–1024 with small q, where dprl is exact.
+//   - Poisson, fractional order: dp_accounting's series with the binomial coefficients' signs kept
+//     (log_a_poisson_frac_signed). dp_accounting 0.6.0 adds |C(α,i)| for every i, which bounds the value
+//     from above but not tightly (4× at α = 1.1 for some q); dprl computes the signed series. dprl must also
+//     never exceed dp_accounting's own value (same tolerance). Orders where dp_accounting's series does not
+//     converge (it returns ∞: q ≳ 0.3, α < 2) have no reference and are counted, not compared.
+//   - Without replacement: where dprl's ln A equals dp_accounting's to the tolerance, that value is taken
+//     as checked (two independent implementations of WBK Theorem 27 agree). Elsewhere, and only there
+//     because it is the slow part, the reference is Theorem 27 in dp_accounting's form (its split at order
+//     256, its interpolation at fractional orders) evaluated exactly in mpmath (WORExact: the χ^m forward
+//     differences at a precision proven sufficient), capped by the unsampled α(α−1)/(2z²), which dprl also
+//     applies: it holds under replace-one, and dp_accounting does not use it. dp_accounting's float64
+//     differences lose their digits for some (q, z) — its value is then wrong in either direction — so
+//     where its value does equal the exact one (and the cap does not bind), dprl must equal it too.
+//
+// The conversion: dp_accounting's compute_epsilon on dprl's composed curve must give dprl's ε to 1e−9
+// relative. Where dp_accounting gives ε = 0 and dprl does not, dprl only has to be ≥ it: both apply the
+// total-variation rule (ε = 0 when δ² + expm1(−RDP) > 0 at some order), whose test can round either way
+// when it holds to within rounding; dprl's larger ε is then the pessimistic side.
 func TestRDPMatchesDPAccounting(t *testing.T) {
 	py := python(t)
 	cases := rdpCases(1, 150)
-	qr := rand.New(rand.NewPCG(1, 22))
 	for i := range cases {
 		c := &cases[i]
 		one, err := mechanisms.RDPOf(c.ev, c.Orders)
 		if err != nil {
 			t.Fatalf("case %d %v: %v", i, c.ev, err)
 		}
+		c.OursStep = one
 		for _, v := range one {
 			c.Ours = append(c.Ours, float64(c.Steps)*v)
-		}
-		if c.Kind == "poisson" {
-			var frac []float64
-			for _, a := range c.Orders {
-				if a != math.Trunc(a) {
-					frac = append(frac, a)
-				}
-			}
-			for range min(2, len(frac)) {
-				c.Quad = append(c.Quad, frac[qr.IntN(len(frac))])
-			}
 		}
 	}
 	var refs []rdpRef
 	if err := Reference(py, "rdp", cases, &refs); err != nil {
 		t.Fatal(err)
 	}
-	const tol = 1e-9
-	worst := map[string]float64{}
+	const tol, abs = 1e-9, 2e-15
+	const pessimisticRounding = 1e-14 // see the "signed" case below
+	close := func(x, ref float64) bool { return math.Abs(x-ref) <= tol*math.Abs(ref)+abs }
+	worst := map[string]float64{} // largest |ours − ref|/(1e−9·|ref| + 2e−15): ≤ 1 passes
 	count := map[string]int{}
 	failed := map[string]int{}
-	excluded := 0
-	check := func(i int, key string, a, got, want float64) {
+	check := func(i int, key string, a, got, want float64, ok bool) {
 		count[key]++
-		if math.Abs(got) < 1e-300 && math.Abs(want) < 1e-300 {
-			return
-		}
-		d := relDiff(got, want)
-		worst[key] = math.Max(worst[key], d)
-		if !(d <= tol) {
+		worst[key] = math.Max(worst[key], math.Abs(got-want)/(tol*math.Abs(want)+abs))
+		if !ok {
 			failed[key]++
-			if failed[key] <= 3 {
+			if failed[key] <= 5 {
 				c := cases[i]
-				t.Errorf("%s: case %d %v ×%d (%s grid) order %g: %.17g, reference %.17g (rel %.3g)", key, i, c.ev, c.Steps, c.grid, a, got, want, d)
+				t.Errorf("%s: case %d %v (%s grid) order %g: %.17g, reference %.17g", key, i, c.ev, c.grid, a, got, want)
 			}
 		}
 	}
 	for i, c := range cases {
 		ref := refs[i]
-		for j, a := range c.Orders {
-			got, want := c.Ours[j], float64(ref.RDP[j])
-			if math.IsInf(want, 1) {
-				excluded++
-				continue
-			}
-			switch {
-			case a == math.Trunc(a):
-				check(i, c.Kind+" integer orders vs dp_accounting", a, got, want)
-			case c.Kind == "wor":
-				check(i, "wor fractional orders vs dp_accounting", a, got, want)
-			default:
-				count["poisson fractional orders ≤ dp_accounting"]++
-				if got > want*(1+tol) {
-					failed["poisson fractional orders ≤ dp_accounting"]++
-					t.Errorf("case %d %v order %g: RDP %.17g above dp_accounting's %.17g", i, c.ev, a, got, want)
-				}
-			}
+		if len(ref.Ref) != len(c.Orders) {
+			t.Fatalf("case %d: %d references for %d orders", i, len(ref.Ref), len(c.Orders))
 		}
-		for k, a := range c.Quad {
-			j := slices.Index(c.Orders, a)
-			check(i, "poisson fractional orders vs quadrature", a, c.Ours[j], float64(ref.Quad[k]))
+		for j, a := range c.Orders {
+			got := (a - 1) * c.OursStep[j]
+			want, dpa := float64(ref.Ref[j]), (a-1)*float64(ref.DPA[j])
+			switch h := ref.How[j]; h {
+			case "dpa_inf":
+				count[c.Kind+" orders dp_accounting returns ∞ for (not compared)"]++
+			case "dpa":
+				check(i, "poisson integer ln A = dp_accounting", a, got, want, close(got, want))
+			case "poisson_exact":
+				check(i, "poisson integer ln A vs exact sum (where ≠ dp_accounting)", a, got, want, close(got, want))
+			case "signed":
+				// The fractional-order series sums terms of order one to a value as small as 1e−8 at small
+				// z, so dprl's float64 sum carries an absolute rounding error of a few 1e−15. Below the
+				// reference (optimistic) the tolerance is the common one; above it (pessimistic) a rounding
+				// allowance of 1e−14 absolute is granted, and each use is counted and logged.
+				ok := close(got, want)
+				if !ok && got > want && got-want <= tol*math.Abs(want)+pessimisticRounding {
+					ok = true
+					count["poisson fractional ln A above the series within the rounding allowance"]++
+					t.Logf("case %d %v order %g: ln A %.17g is %.3g above the series %.17g (pessimistic, within rounding)", i, c.ev, a, got, got-want, want)
+				}
+				check(i, "poisson fractional ln A vs signed series", a, got, want, ok)
+				count["poisson fractional ln A ≤ dp_accounting"]++
+				if !(got <= dpa+tol*math.Abs(dpa)+abs) {
+					failed["poisson fractional ln A ≤ dp_accounting"]++
+					t.Errorf("case %d %v order %g: ln A %.17g above dp_accounting's %.17g", i, c.ev, a, got, dpa)
+				}
+			case "wor_dpa":
+				check(i, "wor ln A = dp_accounting", a, got, want, close(got, want))
+			case "wor_exact":
+				check(i, "wor ln A vs exact Theorem 27 ∧ cap (where ≠ dp_accounting)", a, got, want, close(got, want))
+				ex := float64(ref.Exact27[j])
+				if close(dpa, ex) && ex <= (a-1)*mechanisms.RDPGaussian(c.Sigma, a) {
+					check(i, "wor ln A = dp_accounting where its value is exact", a, got, dpa, close(got, dpa))
+				}
+				if !close(dpa, ex) {
+					count["wor orders where dp_accounting's value is not exact"]++
+				}
+				if want < ex {
+					count["wor orders where the α/(2z²) cap binds"]++
+				}
+			default:
+				t.Fatalf("case %d order %g: unknown reference %q", i, a, h)
+			}
 		}
 		acc, _ := mechanisms.NewRDPAccountant(c.Orders, mechanisms.ConversionImproved)
 		if err := acc.Compose(c.ev, c.Steps); err != nil {
@@ -164,9 +197,15 @@ func TestRDPMatchesDPAccounting(t *testing.T) {
 		if err != nil {
 			t.Fatalf("case %d %v ×%d δ=%g: %v", i, c.ev, c.Steps, c.Delta, err)
 		}
-		check(i, c.Kind+" ε vs dp_accounting's conversion of our curve", c.Delta, eps, float64(ref.EpsilonOurs))
+		theirs := float64(ref.EpsilonOurs)
+		if theirs == 0 && eps != 0 {
+			check(i, c.Kind+" ε ≥ dp_accounting's 0 for our curve (TV rule rounding)", c.Delta, eps, theirs, eps >= theirs)
+			t.Logf("case %d %v ×%d δ=%g: ε %.6g, dp_accounting's conversion of our curve 0", i, c.ev, c.Steps, c.Delta, eps)
+			continue
+		}
+		check(i, c.Kind+" ε vs dp_accounting's conversion of our curve", c.Delta, eps, theirs, relDiff(eps, theirs) <= tol)
 	}
 	t.Logf("%d cases; comparisons %v", len(cases), count)
-	t.Logf("largest relative differences %v", worst)
-	t.Logf("failing comparisons %v; %d (case, order) pairs dp_accounting excluded (+∞)", failed, excluded)
+	t.Logf("largest |ours − ref|/(1e−9·|ref| + 2e−15) (≤ 1 passes) %v", worst)
+	t.Logf("failing comparisons %v", failed)
 }

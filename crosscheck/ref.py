@@ -25,42 +25,170 @@ def fin(x):
     return x if math.isfinite(x) else str(x)
 
 
-def rdp_quadrature(q, sigma, alpha, dps=50):
-    """RDP of one Poisson-subsampled Gaussian step at order alpha by mpmath quadrature (Mironov et al. 2019:
-    log E_{x~N(0,σ²)}[(1 − q + q·exp((2x − 1)/(2σ²)))^α] / (α − 1)), independent of both implementations."""
+def log_a_poisson_frac_signed(q, sigma, alpha):
+    """ln A_α of one Poisson-subsampled Gaussian step at a fractional order α: dp_accounting 0.6.0's series
+    (_compute_log_a_frac, Mironov, Talwar and Zhang 2019 §3.3) term for term, but with the sign of each
+    binomial coefficient C(α, i) kept. dp_accounting adds |C(α, i)|·(…) for every i, which for i > α + 1
+    (where the signs alternate) gives a valid but looser upper bound; the signed sum is the value itself.
+    Positive and negative terms are summed separately in log space and subtracted once at the end. Returns
+    None when the series has not converged after 10⁵ terms."""
+    from scipy import special
+    from dp_accounting.rdp import rdp_privacy_accountant as r
+
+    z0 = sigma**2 * math.log(1 / q - 1) + 0.5
+    lq, l1q, rs = math.log(q), math.log1p(-q), math.sqrt(2) * sigma
+    pos = neg = -math.inf
+    for i in range(100000):
+        lc, j = r._log_comb(alpha, i), alpha - i
+        s0 = lc + i * lq + j * l1q + (i * i - i) / (2 * sigma**2) + math.log(0.5) + r._log_erfc((i - z0) / rs)
+        s1 = lc + j * lq + i * l1q + (j * j - j) / (2 * sigma**2) + math.log(0.5) + r._log_erfc((z0 - j) / rs)
+        if special.binom(alpha, i) >= 0:
+            pos = r._log_add(pos, r._log_add(s0, s1))
+        else:
+            neg = r._log_add(neg, r._log_add(s0, s1))
+        if i > alpha + 1 and max(s0, s1) < pos - 40:
+            return pos + math.log1p(-math.exp(neg - pos))
+    return None
+
+
+def log_a_poisson_int_exact(q, sigma, alpha):
+    """ln A_α of one Poisson-subsampled Gaussian step at an integer order α, from the binomial expansion
+    A = Σ_k C(α, k) (1 − q)^{α−k} q^k e^{k(k−1)/(2σ²)} (all terms positive) in 60-digit mpmath."""
     import mpmath as mp
 
-    with mp.workdps(dps):
-        q, s, a = mp.mpf(q), mp.mpf(sigma), mp.mpf(alpha)
-        f = lambda x: mp.npdf(x, 0, s) * (1 - q + q * mp.exp((2 * x - 1) / (2 * s * s))) ** a
-        # log A is tiny when q/σ is small: integrate A − 1 for the precision (E[·] of 1 is 1).
-        g = lambda x: f(x) - mp.npdf(x, 0, s)
-        pts = [-mp.inf, -20 * s, -5 * s, 0, mp.mpf(0.5), 5 * s, 20 * s + 1, mp.inf]
-        am1 = mp.quad(g, pts)
-        return float(mp.log1p(am1) / (a - 1))
+    with mp.workdps(60):
+        qq, s2 = mp.mpf(q), 2 * mp.mpf(sigma) ** 2
+        a = mp.fsum(mp.binomial(alpha, k) * (1 - qq) ** (alpha - k) * qq**k * mp.exp(mp.mpf(k * k - k) / s2)
+                    for k in range(alpha + 1))
+        return float(mp.log(a))
+
+
+class WORExact:
+    """WBK Theorem 27 (arXiv:1808.00087) for the Gaussian sampled without replacement, in the form
+    dp_accounting 0.6.0 evaluates it (_compute_rdp_sample_wor_gaussian_int: Theorem 27 terms up to order
+    256, Theorem 9 terms above, linear interpolation of ln A between integer orders), but with the forward
+    differences Δ^m h(0) (the χ^m divergences, h(k) = e^{k(k−1)/(2σ²)}) and the sum computed in mpmath
+    instead of by dp_accounting's float64 log-space differencing. The working precision is raised until it
+    is provably enough: Δ^m h(0) = Σ_k (−1)^{m−k} C(m, k) h(k) is computed with an absolute error below
+    (m + 1)·max_k C(m, k) h(k)·10^{1−dps}, and every Δ^m h(0) must exceed that by 10³⁰ (30 correct digits);
+    the final sum has only positive terms."""
+
+    def __init__(self, q, sigma, max_order):
+        import mpmath as mp
+
+        self.mp = mp
+        m_max = 2 * ((min(max_order, 256) + 2) // 2)
+        # log10 of the largest term of each difference, in float64 (only its size matters).
+        lt = {m: max(math.log10(math.comb(m, k)) + k * (k - 1) / (2 * sigma**2) / math.log(10)
+                     for k in range(m + 1)) for m in range(2, m_max + 1, 2)}
+        dps = 50
+        while True:
+            with mp.workdps(dps):
+                s2 = 2 * mp.mpf(sigma) ** 2
+                h = [mp.exp(mp.mpf(k * (k - 1)) / s2) for k in range(m_max + 1)]
+                d = {m: mp.fsum((-1) ** (m - k) * mp.binomial(m, k) * h[k] for k in range(m + 1))
+                     for m in range(2, m_max + 1, 2)}
+                need = max(lt[m] + math.log10(m + 1) + 31 - float(mp.log10(d[m])) if d[m] > 0 else 2 * dps
+                           for m in d)
+            if need <= dps:
+                break
+            if dps > 10**5:
+                raise ValueError(f"WORExact: no precision up to {dps} digits suffices (q={q}, sigma={sigma})")
+            dps = int(need) + 10
+        self.dps = dps
+        with mp.workdps(dps):
+            self.q, self.s2, self.d = mp.mpf(q), 2 * mp.mpf(sigma) ** 2, d
+        self.cache = {1: 0.0}
+
+    def log_a_int(self, alpha):
+        """ln of Theorem 27's bound on A_α at integer α ≥ 1 (Theorem 9 terms for α > 256), as a float."""
+        if alpha in self.cache:
+            return self.cache[alpha]
+        mp = self.mp
+        with mp.workdps(self.dps):
+            e2 = mp.mpf(2) / self.s2
+            a = 1 + self.q**2 * mp.binomial(alpha, 2) * min(4 * mp.expm1(e2), 2 * mp.exp(e2))
+            for j in range(3, alpha + 1):
+                b = 2 * mp.exp(mp.mpf((j - 1) * j) / self.s2)
+                if alpha <= 256:
+                    b = min(b, 4 * mp.sqrt(self.d[2 * (j // 2)] * self.d[2 * ((j + 1) // 2)]))
+                a += self.q**j * mp.binomial(alpha, j) * b
+            v = float(mp.log(a))
+        self.cache[alpha] = v
+        return v
+
+    def log_a(self, alpha):
+        """ln A at any order > 1: dp_accounting's interpolation between ⌊α⌋ and ⌈α⌉ (ln A = 0 at α = 1)."""
+        lo, hi = math.floor(alpha), math.ceil(alpha)
+        if lo == hi:
+            return self.log_a_int(lo)
+        t = alpha - lo
+        return (1 - t) * self.log_a_int(lo) + t * self.log_a_int(hi)
+
+
+def close(x, ref):
+    """The cross-check's agreement on ln A: |x − ref| ≤ 1e−9·|ref| + 2e−15."""
+    return abs(x - ref) <= 1e-9 * abs(ref) + 2e-15
 
 
 def rdp_one(c):
+    """Per order of one case: dp_accounting's one-step RDP ("dpa") and the reference ln A for the check
+    ("ref", "nan" where none), with "how" naming the reference: "dpa" (dp_accounting's value, which dprl's
+    equals; Poisson integer orders), "poisson_exact" (log_a_poisson_int_exact, where they differ),
+    "signed" (log_a_poisson_frac_signed), "dpa_inf" (dp_accounting returns ∞: not compared), "wor_dpa"
+    (dp_accounting's value, which dprl's equals), "wor_exact" (WORExact, capped by α(α−1)/(2σ²)). For
+    "wor_exact", "exact27" is the uncapped WORExact value, to tell where dp_accounting's float64 value is
+    accurate. Also dp_accounting's ε for its own curve and for dprl's composed curve."""
     from dp_accounting.rdp import rdp_privacy_accountant as r
 
+    q, sigma = c["q"], c["sigma"]
     orders = np.asarray(c["orders"], dtype=float)
     if c["kind"] == "poisson":
-        one = r._compute_rdp_poisson_subsampled_gaussian(c["q"], c["sigma"], orders)
+        one = np.atleast_1d(r._compute_rdp_poisson_subsampled_gaussian(q, sigma, orders))
     else:
-        one = r._compute_rdp_sample_wor_gaussian(c["q"], c["sigma"], orders)
+        one = np.atleast_1d(r._compute_rdp_sample_wor_gaussian(q, sigma, orders))
     # RdpAccountant.compose multiplies by the count and get_epsilon calls compute_epsilon: the same here.
-    total = np.atleast_1d(one) * c["steps"]
+    total = one * c["steps"]
     eps, _ = r.compute_epsilon(orders, total, c["delta"])
     eps_ours, _ = r.compute_epsilon(orders, np.asarray(c["ours"], dtype=float), c["delta"])
-    quad = [fin(rdp_quadrature(c["q"], c["sigma"], a) * c["steps"]) for a in c.get("quad_orders", [])]
-    return {"rdp": [fin(v) for v in total], "epsilon": fin(eps), "epsilon_of_ours": fin(eps_ours), "quad": quad}
+    refs, hows, exact27 = [], [], []
+    wor = None
+    for a, d, ours in zip(c["orders"], one, c["ours_step"]):
+        d = float(d)
+        ref, how, ex = math.nan, "", math.nan
+        if not math.isfinite(d):
+            how = "dpa_inf"
+        elif c["kind"] == "poisson":
+            if q == 1 or (a == math.floor(a) and close((a - 1) * ours, (a - 1) * d)):
+                ref, how = (a - 1) * d, "dpa"
+            elif a == math.floor(a):
+                # dprl and dp_accounting differ (dp_accounting's log-space sum of α + 1 terms near 1 rounds
+                # at high orders): decide with the exact sum.
+                ref, how = log_a_poisson_int_exact(q, sigma, int(a)), "poisson_exact"
+            else:
+                v = log_a_poisson_frac_signed(q, sigma, a)
+                ref, how = (math.nan, "dpa_inf") if v is None else (v, "signed")
+        elif close((a - 1) * ours, (a - 1) * d) or q == 1:
+            ref, how = (a - 1) * d, "wor_dpa"
+        else:
+            # dprl and dp_accounting differ: decide with the exact Theorem 27 value (the slow part, so only
+            # here).
+            if wor is None:
+                wor = WORExact(q, sigma, max(math.ceil(x) for x in c["orders"]))
+            ex = wor.log_a(a)
+            ref, how = min(ex, (a - 1) * a / (2 * sigma**2)), "wor_exact"
+        refs.append(fin(ref))
+        hows.append(how)
+        exact27.append(fin(ex))
+    return {"dpa": [fin(v) for v in one], "ref": refs, "how": hows, "exact27": exact27,
+            "epsilon": fin(eps), "epsilon_of_ours": fin(eps_ours)}
 
 
 def rdp(cases):
     import multiprocessing as mpr
 
     with mpr.Pool(2) as pool:
-        return pool.map(rdp_one, cases, chunksize=4)
+        return pool.map(rdp_one, cases, chunksize=1)
 
 
 def dpa_pld_epsilon(q, sigma, steps, delta, h):
