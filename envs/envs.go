@@ -3,7 +3,7 @@
 // datasets and exact solutions of the tabular models.
 //
 // Every environment is checked step for step against reference trajectories recorded from Gymnasium,
-// scipy and pybox2d (../shared/vectors/envs).
+// scipy and pybox2d (testdata/vectors), and live against Gymnasium in the crosscheck package.
 package envs
 
 import (
