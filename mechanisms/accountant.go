@@ -150,7 +150,7 @@ func NewRDPAccountant(orders []float64, conv Conversion) (*RDPAccountant, error)
 // checkOrders rejects an empty order list and any order outside (1, ∞), naming it orders[i].
 func checkOrders(orders []float64) error {
 	if len(orders) == 0 {
-		return check.Errorf("orders", 0, "a non-empty list of orders in (1, ∞) (got 0 orders)")
+		return check.Missing("orders", "a non-empty list of orders in (1, ∞)")
 	}
 	for i, a := range orders {
 		if !(a > 1 && a < math.Inf(1)) { // name formatted only on failure

@@ -141,31 +141,24 @@ func lossRange(lt lossTails, tail float64) (lo, hi float64, ok bool) {
 		lo *= 2
 	}
 	// Shrink each end towards the other: hi down while P(L > hi) ≤ tail, lo up while P(L ≤ lo) ≤ tail.
-	a, b := lo, hi
-	for range 200 {
-		m := a + (b-a)/2
-		if b-a <= 1e-9*math.Max(1, math.Abs(m)) {
-			break
-		}
-		if above(m) {
-			b = m
-		} else {
-			a = m
-		}
-	}
-	hi = b
-	a, b = lo, hi
-	for range 200 {
-		m := a + (b-a)/2
-		if b-a <= 1e-9*math.Max(1, math.Abs(m)) {
-			break
-		}
-		if below(m) {
-			a = m
-		} else {
-			b = m
-		}
-	}
-	lo = a
+	_, hi = bisectPredicate(lo, hi, above)
+	lo, _ = bisectPredicate(lo, hi, func(m float64) bool { return !below(m) })
 	return lo, hi, true
+}
+
+// bisectPredicate narrows [a, b] around the point where left switches from false to true (left(m) true
+// moves b to m, false moves a to m) until it is 1e-9 wide relative to its midpoint, or after 200 halvings.
+func bisectPredicate(a, b float64, left func(m float64) bool) (float64, float64) {
+	for range 200 {
+		m := a + (b-a)/2
+		if b-a <= 1e-9*math.Max(1, math.Abs(m)) {
+			break
+		}
+		if left(m) {
+			b = m
+		} else {
+			a = m
+		}
+	}
+	return a, b
 }

@@ -108,7 +108,7 @@ func Run(p Procedure, cfg Config, progress dprl.Progress) (*Result, error) {
 		return nil, err
 	}
 	if p.Run == nil {
-		return nil, check.Errorf("Run", 0, "a non-nil function (Procedure %q has none)", p.Name)
+		return nil, check.Missing("Run", fmt.Sprintf("a function (Procedure %q has none)", p.Name))
 	}
 	start := time.Now()
 	n := cfg.Runs
