@@ -1,4 +1,4 @@
-module dprl
+module github.com/dprl-project/dprl
 
 go 1.26
 

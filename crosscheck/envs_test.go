@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"dprl/envs"
+	"github.com/dprl-project/dprl/envs"
 )
 
 type envCase struct {

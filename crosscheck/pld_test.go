@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 type pldCase struct {

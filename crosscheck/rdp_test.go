@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 type rdpCase struct {

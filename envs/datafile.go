@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 const check param.Checker = "envs"

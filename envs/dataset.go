@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strconv"
 
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // TrajStep is one step of a trajectory.

@@ -7,7 +7,7 @@
 package envs
 
 import (
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/param"
 
 	"errors"
 	"fmt"

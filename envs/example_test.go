@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"dprl/envs"
+	"github.com/dprl-project/dprl/envs"
 )
 
 // Run one episode of Balle et al.'s chain under the policy that stays or advances with probability ½, and

@@ -1,7 +1,7 @@
 package envs
 
 import (
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/param"
 
 	"fmt"
 	"math"

@@ -120,7 +120,7 @@ func CheckExecuted(nb *Notebook) error {
 // SetupCell is the first cell of every project notebook: it makes the notebook's Go module require this
 // repository (whose path the kernel spec passes as DPRL_ROOT), so every import resolves to go.mod's
 // pinned versions.
-const SetupCell = "!*go mod edit -replace dprl=$DPRL_ROOT -require dprl@v0.0.0"
+const SetupCell = "!*go mod edit -replace github.com/dprl-project/dprl=$DPRL_ROOT -require github.com/dprl-project/dprl@v0.0.0"
 
 // KernelName is the kernel spec the project's notebooks name in their metadata.
 const KernelName = "gonb-dprl"

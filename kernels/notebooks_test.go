@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"dprl/dprl/figure"
+	"github.com/dprl-project/dprl/dprl/figure"
 )
 
 // executed is a notebook as nbconvert saves it after a run with --allow-errors and --raw_error.

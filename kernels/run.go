@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"dprl/dprl/figure"
+	"github.com/dprl-project/dprl/dprl/figure"
 )
 
 // Runner executes notebooks headlessly with nbconvert and writes the executed notebooks and their HTML

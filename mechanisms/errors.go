@@ -3,7 +3,7 @@ package mechanisms
 import (
 	"math"
 
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // ParamError reports a parameter outside its allowed range. It is the project-wide param.Error: its message

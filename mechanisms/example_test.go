@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // The noise a Gaussian mechanism needs for (ε, δ) = (0.5, 1e-5) and sensitivity 1: the classic bound and

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // mironovEta is η = 2⁻⁵³, the unit roundoff of float64 in Mironov's analysis.

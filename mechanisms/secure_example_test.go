@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // A secure Laplace release of a count in [0, 1000] with sensitivity 1 at ε = 0.5: the snapping mechanism

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"testing"
 
-	"dprl/kernels"
+	"github.com/dprl-project/dprl/kernels"
 )
 
 // The notebooks, by number prefix: DEVELOPERS.md and the tour name them in this order.

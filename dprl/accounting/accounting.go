@@ -9,12 +9,12 @@
 package accounting
 
 import (
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/param"
 
 	"fmt"
 	"math"
 
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // Method is a route from T subsampled Gaussian steps to ε at δ.

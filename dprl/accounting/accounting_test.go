@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"dprl/dprl"
-	"dprl/dprl/figure"
-	"dprl/dprl/fnq"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/figure"
+	"github.com/dprl-project/dprl/dprl/fnq"
 )
 
 // cell reads a numeric table cell.
-func cell(t *testing.T, tab *dprl.Table, row int, col string) float64 {
+func cell(t *testing.T, tab *experiment.Table, row int, col string) float64 {
 	t.Helper()
 	for j, c := range tab.Columns {
 		if c == col {

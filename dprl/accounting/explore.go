@@ -8,8 +8,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"dprl/dprl/figure"
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/figure"
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // ExplorerSize is the explorer figure's size: taller than figure.DefaultSize, for the legend below the data.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 func TestExplorerStepGrid(t *testing.T) {

@@ -3,16 +3,16 @@ package accounting
 import (
 	"fmt"
 
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/param"
 
 	"math"
 
-	"dprl/dprl"
-	"dprl/dprl/actorcritic"
-	"dprl/dprl/expertdp"
-	"dprl/dprl/fnq"
-	"dprl/dprl/policyeval"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/actorcritic"
+	"github.com/dprl-project/dprl/dprl/expertdp"
+	"github.com/dprl-project/dprl/dprl/fnq"
+	"github.com/dprl-project/dprl/dprl/policyeval"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // BalleTable gives the smooth-sensitivity Gaussian's constants (Balle et al. Lemma 1 and the Appendix-A
@@ -20,8 +20,8 @@ import (
 // α/σ_analytic is the price of not knowing the sensitivity, 1/β the visit count after which the smooth bound
 // starts to relax. The ICML-era code's β (which multiplies where the proof divides, so it is not private) is
 // shown for the Appendix-A row, labelled.
-func BalleTable(privacy [][2]float64, dims []int) (*dprl.Table, error) {
-	t := &dprl.Table{Columns: []string{"constants", "ε", "δ", "d", "α", "β", "1/β", "analytic σ (Δ = 1)", "α / analytic σ", "ICML-era code β (not private)"}}
+func BalleTable(privacy [][2]float64, dims []int) (*experiment.Table, error) {
+	t := &experiment.Table{Columns: []string{"constants", "ε", "δ", "d", "α", "β", "1/β", "analytic σ (Δ = 1)", "α / analytic σ", "ICML-era code β (not private)"}}
 	for i, p := range privacy {
 		if err := param.First(check.In(fmt.Sprintf("privacy[%d][0]", i), p[0], param.Positive),
 			check.In(fmt.Sprintf("privacy[%d][1]", i), p[1], param.OpenUnit)); err != nil {
@@ -66,9 +66,9 @@ type XieRow struct {
 // XieTable calibrates GPOPE's σ by the paper's accounting (WBK Theorem 9, replace-one, Δ = 2C) and shows
 // Theorem 1's implied constant c₂ = σ/(C√(T ln(1/δ))/(nε)) and the ε that the common Poisson add/remove
 // accounting (Δ = C) gives the same σ (ALGORITHMS.md §1.3).
-func XieTable(rows []XieRow) (*dprl.Table, error) {
+func XieTable(rows []XieRow) (*experiment.Table, error) {
 	const delta, clip = 1e-5, 1.0
-	t := &dprl.Table{Columns: []string{"n", "T", "target ε", "σ (paper accounting)", "implied c₂", "ε, Poisson add/remove, same σ"}}
+	t := &experiment.Table{Columns: []string{"n", "T", "target ε", "σ (paper accounting)", "implied c₂", "ε, Poisson add/remove, same σ"}}
 	for i, r := range rows {
 		if err := param.First(check.AtLeast(fmt.Sprintf("rows[%d].N", i), r.N, 1), check.AtLeast(fmt.Sprintf("rows[%d].T", i), r.T, 1),
 			check.In(fmt.Sprintf("rows[%d].Eps", i), r.Eps, param.Positive)); err != nil {
@@ -92,8 +92,8 @@ func XieTable(rows []XieRow) (*dprl.Table, error) {
 
 // WangHegdeTable evaluates Theorem 5 (σ by the KOV-style sufficient condition) against the exact μ-GDP
 // accounting of the same releases, for each calibration.
-func WangHegdeTable(cals []fnq.Calibration) (*dprl.Table, error) {
-	t := &dprl.Table{Columns: []string{"ε", "δ", "T′ = T/B", "α", "k", "‖f‖²_H ≤ C", "σ (Thm 5)", "exact ε of σ (GDP)", "KOV-formula ε", "exact σ for ε (GDP)", "2k − 8.68√β σ"}}
+func WangHegdeTable(cals []fnq.Calibration) (*experiment.Table, error) {
+	t := &experiment.Table{Columns: []string{"ε", "δ", "T′ = T/B", "α", "k", "‖f‖²_H ≤ C", "σ (Thm 5)", "exact ε of σ (GDP)", "KOV-formula ε", "exact σ for ε (GDP)", "2k − 8.68√β σ"}}
 	for i, c := range cals {
 		k, err := c.Compute()
 		if err != nil {
@@ -114,8 +114,8 @@ type SharmaRow struct {
 
 // SharmaTable gives DataRelease's SVT constants (Sharma et al. §5, ALGORITHMS.md §4.3) and what advanced
 // composition (Dwork–Roth Thm 3.20) actually certifies for the T rounds.
-func SharmaTable(rows []SharmaRow) (*dprl.Table, error) {
-	t := &dprl.Table{Columns: []string{"setting", "ε1", "δ1", "T", "L", "ε'", "δ'", "c_min", "θ", "E[θ̂]", "threshold b", "query b", "Thm 3.20 ε of T rounds"}}
+func SharmaTable(rows []SharmaRow) (*experiment.Table, error) {
+	t := &experiment.Table{Columns: []string{"setting", "ε1", "δ1", "T", "L", "ε'", "δ'", "c_min", "θ", "E[θ̂]", "threshold b", "query b", "Thm 3.20 ε of T rounds"}}
 	for i, r := range rows {
 		if err := param.First(check.In(fmt.Sprintf("rows[%d].Eps1", i), r.Eps1, param.Positive),
 			check.In(fmt.Sprintf("rows[%d].Delta1", i), r.Delta1, param.OpenUnit),
@@ -139,8 +139,8 @@ func SharmaTable(rows []SharmaRow) (*dprl.Table, error) {
 // the analytic Gaussian σ for sensitivity |C| (as the paper assumes) and 2|C| (replace-one), and what the
 // published releases (eq. (3) σ) compose to over 100 and 10⁴ releases (μ-GDP), with the paper's implicit
 // sensitivity |C| and with replace-one's 2|C|.
-func SeoYangTable(epsilons []float64, delta float64) (*dprl.Table, error) {
-	t := &dprl.Table{Columns: []string{"ε per step", "σ eq. (3)", "σ §2.1 typo", "analytic σ, Δ = |C|", "analytic σ, Δ = 2|C|",
+func SeoYangTable(epsilons []float64, delta float64) (*experiment.Table, error) {
+	t := &experiment.Table{Columns: []string{"ε per step", "σ eq. (3)", "σ §2.1 typo", "analytic σ, Δ = |C|", "analytic σ, Δ = 2|C|",
 		"ε of 100 releases, Δ = |C|", "ε of 10⁴ releases, Δ = |C|", "ε of 100 releases, Δ = 2|C|", "ε of 10⁴ releases, Δ = 2|C|"}}
 	if err := checkList("epsilons", epsilons, param.Positive, delta); err != nil {
 		return nil, err

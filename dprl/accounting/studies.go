@@ -1,7 +1,7 @@
 package accounting
 
 import (
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/param"
 
 	"fmt"
 	"math"
@@ -9,9 +9,9 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"dprl/dprl"
-	"dprl/dprl/figure"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/figure"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // Curve is one method's values at the study's x values (NaN where the method failed or does not apply).
@@ -21,8 +21,8 @@ type Curve struct {
 }
 
 // grid evaluates f for every method and x on up to workers goroutines; progress sees every point.
-func grid(methods []Method, n, workers int, progress dprl.Progress, f func(m Method, i int) (float64, error)) []Curve {
-	vals, err := dprl.Trials(len(methods)*n, max(workers, 0), 0, progress, func(k int, _ rand.Source) (v float64, _ error) {
+func grid(methods []Method, n, workers int, progress experiment.Progress, f func(m Method, i int) (float64, error)) []Curve {
+	vals, err := experiment.Trials(len(methods)*n, max(workers, 0), 0, progress, func(k int, _ rand.Source) (v float64, _ error) {
 		defer func() {
 			if recover() != nil {
 				v = math.NaN() // a method that fails on this point is a gap, never a value
@@ -48,7 +48,7 @@ func grid(methods []Method, n, workers int, progress dprl.Progress, f func(m Met
 }
 
 // EpsilonVsSteps is ε at δ after each number of steps of the workload w (its Steps ignored), by every method.
-func EpsilonVsSteps(methods []Method, w Workload, steps []int, delta float64, workers int, progress dprl.Progress) []Curve {
+func EpsilonVsSteps(methods []Method, w Workload, steps []int, delta float64, workers int, progress experiment.Progress) []Curve {
 	return grid(methods, len(steps), workers, progress, func(m Method, i int) (float64, error) {
 		w := w
 		w.Steps = steps[i]
@@ -58,7 +58,7 @@ func EpsilonVsSteps(methods []Method, w Workload, steps []int, delta float64, wo
 
 // NoiseVsSize is the multiplier z each method needs for (eps, delta) when a dataset of n records is trained
 // for the given epochs with batches of the given expected size: q = batch/n, T = epochs·n/batch.
-func NoiseVsSize(methods []Method, sizes []int, batch, epochs int, eps, delta float64, workers int, progress dprl.Progress) []Curve {
+func NoiseVsSize(methods []Method, sizes []int, batch, epochs int, eps, delta float64, workers int, progress experiment.Progress) []Curve {
 	return grid(methods, len(sizes), workers, progress, func(m Method, i int) (float64, error) {
 		n := sizes[i]
 		w := Workload{Q: float64(batch) / float64(n), Steps: epochs * n / batch, N: n}
@@ -77,8 +77,8 @@ func Plot(opt figure.Options, xs []float64, curves []Curve) (*plot.Plot, error) 
 }
 
 // CurveTable lays curves out with one row per x value.
-func CurveTable(xname string, xs []float64, curves []Curve) *dprl.Table {
-	t := &dprl.Table{Columns: []string{xname}}
+func CurveTable(xname string, xs []float64, curves []Curve) *experiment.Table {
+	t := &experiment.Table{Columns: []string{xname}}
 	for _, c := range curves {
 		t.Columns = append(t.Columns, c.Method.String())
 	}
@@ -103,8 +103,8 @@ func sig4(v float64) any {
 // GaussianTable compares the noise of the classic Gaussian mechanism (σ = Δ√(2 ln(1.25/δ))/ε, proved only
 // for ε < 1) with the analytic one (Balle & Wang 2018, exact) for sensitivity 1, and gives the Laplace
 // scale and the SVT noise scales at the same ε.
-func GaussianTable(epsilons []float64, delta float64) (*dprl.Table, error) {
-	t := &dprl.Table{Columns: []string{"ε", "classic σ", "classic valid?", "analytic σ", "classic/analytic", "Laplace b", "SVT threshold b", "SVT query b"}}
+func GaussianTable(epsilons []float64, delta float64) (*experiment.Table, error) {
+	t := &experiment.Table{Columns: []string{"ε", "classic σ", "classic valid?", "analytic σ", "classic/analytic", "Laplace b", "SVT threshold b", "SVT query b"}}
 	if err := checkList("epsilons", epsilons, param.Positive, delta); err != nil {
 		return nil, err
 	}
@@ -126,8 +126,8 @@ func GaussianTable(epsilons []float64, delta float64) (*dprl.Table, error) {
 
 // CompositionTable is k-fold composition of the Gaussian mechanism with multiplier z (no sampling): μ-GDP
 // (exact, μ = √k/z), PLD, RDP, and advanced and optimal composition of the single step's (ε0, δ/(2k)).
-func CompositionTable(z float64, ks []int, delta float64) (*dprl.Table, error) {
-	t := &dprl.Table{Columns: []string{"k", "μ-GDP (exact)", "PLD", "RDP", "advanced composition", "optimal composition (KOV)"}}
+func CompositionTable(z float64, ks []int, delta float64) (*experiment.Table, error) {
+	t := &experiment.Table{Columns: []string{"k", "μ-GDP (exact)", "PLD", "RDP", "advanced composition", "optimal composition (KOV)"}}
 	if err := param.First(check.In("z", z, param.Positive), check.In("delta", delta, param.OpenUnit)); err != nil {
 		return nil, err
 	}

@@ -35,9 +35,9 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
-	"dprl/dprl/param"
-	"dprl/envs"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // check rejects values on behalf of this package.

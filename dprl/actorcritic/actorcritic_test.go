@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"dprl/dprl"
-	"dprl/envs"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/envs"
 )
 
 // TestGTDLambdaFixedPoint: with α_u = 0 the target policy stays uniform and, acting by sampling it (on-policy,
@@ -134,7 +134,7 @@ func TestTraceSimilarity(t *testing.T) {
 
 func TestRunsAreReproducibleAndLearn(t *testing.T) {
 	run := func(workers int) []*Result {
-		out, err := dprl.Trials(4, workers, 11, nil, func(i int, src rand.Source) (*Result, error) {
+		out, err := experiment.Trials(4, workers, 11, nil, func(i int, src rand.Source) (*Result, error) {
 			env := must(envs.Make("mdp100"))
 			return Run(env, envs.TabularFeatures{N: 100}, Config{Variant: DPActor, Episodes: 30, Gamma: 0.99, Lambda: 0.8, AlphaV: 0.01,
 				AlphaW: 0.5, AlphaU: 0.5, Explore: 0.1, Epsilon: 10, Delta: 1e-6, Src: src})

@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"dprl/dprl"
-	"dprl/envs"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/envs"
 )
 
 // Domain is one of the paper's environments with its best DP-Actor hyper-parameters (Table 2).
@@ -35,14 +35,14 @@ func Domains() []Domain {
 // RunMany runs `runs` independent runs of cfg (with cfg.Src replaced by trial streams from seed) in
 // parallel, deterministically. A corrected configuration without MaxEpisodeLen gets the domain's MaxSteps,
 // the H its accounting uses.
-func (d Domain) RunMany(cfg Config, runs int, seed uint64, progress dprl.Progress) ([]*Result, error) {
+func (d Domain) RunMany(cfg Config, runs int, seed uint64, progress experiment.Progress) ([]*Result, error) {
 	if err := check.AtLeast("runs", runs, 1); err != nil {
 		return nil, err
 	}
 	if cfg.Variant == Corrected && cfg.MaxEpisodeLen == 0 {
 		cfg.MaxEpisodeLen = d.MaxSteps
 	}
-	return dprl.Trials(runs, 0, seed, progress, func(_ int, src rand.Source) (*Result, error) {
+	return experiment.Trials(runs, 0, seed, progress, func(_ int, src rand.Source) (*Result, error) {
 		env, err := envs.Make(d.Name)
 		if err != nil {
 			return nil, err

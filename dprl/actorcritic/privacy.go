@@ -3,8 +3,8 @@ package actorcritic
 import (
 	"math"
 
-	"dprl/dprl/param"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // ComposedPublishedEpsilon is the ε at δ of the published variants' noised releases composed over a whole

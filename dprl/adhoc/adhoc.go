@@ -22,10 +22,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"dprl/dprl/param"
-	"dprl/dprl/policyeval"
-	"dprl/envs"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/policyeval"
+	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // check rejects values on behalf of this package.

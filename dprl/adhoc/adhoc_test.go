@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"dprl/dprl/audit"
-	"dprl/envs"
+	"github.com/dprl-project/dprl/dprl/audit"
+	"github.com/dprl-project/dprl/envs"
 )
 
 // chainSetup is Balle's chain read with pair aggregation: 2000 (or n) trajectories of the ½-stay policy.

@@ -8,9 +8,9 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"dprl/dprl/figure"
-	"dprl/envs"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/figure"
+	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // EstimateFigure is notebook 07's interactive figure: the value of every state as method m estimates it

@@ -7,8 +7,8 @@ import (
 	"reflect"
 	"testing"
 
-	"dprl/dprl/param"
-	"dprl/envs"
+	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/envs"
 )
 
 // TestEstimateRefusesNoNoise: ε = 0 used to return the non-private estimate as a release (all three

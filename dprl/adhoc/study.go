@@ -12,12 +12,12 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"dprl/dprl"
-	"dprl/dprl/audit"
-	"dprl/dprl/figure"
-	"dprl/dprl/param"
-	"dprl/envs"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/audit"
+	"github.com/dprl-project/dprl/dprl/figure"
+	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // Row is one private release: method, ε, dataset size m, trial, its error against the reference and its noise
@@ -53,7 +53,7 @@ func Resample(d *envs.Dataset, m int, src rand.Source) *envs.Dataset {
 // Study runs every method at every (ε, m) for the given trials (trial streams fixed by seed, so results do not
 // depend on the number of workers) and measures each release's error against the full data's reference.
 // m = 0 means the whole dataset.
-func (s *Setup) Study(d *envs.Dataset, methods []Method, epsilons []float64, sizes []int, trials int, seed uint64, workers int, progress dprl.Progress) ([]Row, error) {
+func (s *Setup) Study(d *envs.Dataset, methods []Method, epsilons []float64, sizes []int, trials int, seed uint64, workers int, progress experiment.Progress) ([]Row, error) {
 	ref, err := s.Reference(d)
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func (s *Setup) Study(d *envs.Dataset, methods []Method, epsilons []float64, siz
 			}
 		}
 	}
-	return dprl.Trials(len(jobs), workers, seed, progress, func(i int, src rand.Source) (Row, error) {
+	return experiment.Trials(len(jobs), workers, seed, progress, func(i int, src rand.Source) (Row, error) {
 		j := jobs[i]
 		data := d
 		if j.size > 0 {
@@ -101,7 +101,7 @@ func (s *Setup) Study(d *envs.Dataset, methods []Method, epsilons []float64, siz
 
 // curve is method m's errors as trials × xs, x read from each row by key (NaN where missing).
 func curve(rows []Row, m Method, xs []float64, key func(Row) float64) [][]float64 {
-	return dprl.Gather(rows, xs, func(r Row) int { return r.Trial }, key, func(r Row) (float64, bool) { return r.Error, r.Method == m })
+	return experiment.Gather(rows, xs, func(r Row) int { return r.Trial }, key, func(r Row) (float64, bool) { return r.Error, r.Method == m })
 }
 
 // Curves plots the error of each method against ε (bySize false: rows at one size) or against the dataset
@@ -141,8 +141,8 @@ func Needed(rows []Row, methods []Method, sizes []int, target float64) map[Metho
 
 // Summary is one line per (method, ε, m): mean and standard deviation of the error, mean σ, and how many
 // trials ran (with the first failure's reason).
-func Summary(rows []Row) *dprl.Table {
-	t := &dprl.Table{Columns: []string{"method", "ε", "m", "trials", "mean error", "std", "mean σ", "note"}}
+func Summary(rows []Row) *experiment.Table {
+	t := &experiment.Table{Columns: []string{"method", "ε", "m", "trials", "mean error", "std", "mean σ", "note"}}
 	type key struct {
 		m   Method
 		eps float64
@@ -179,8 +179,8 @@ func Summary(rows []Row) *dprl.Table {
 }
 
 // RowsTable is the tidy per-release table for export.
-func RowsTable(rows []Row) *dprl.Table {
-	t := &dprl.Table{Columns: []string{"method", "epsilon", "m", "trial", "error", "sigma", "failure"}}
+func RowsTable(rows []Row) *experiment.Table {
+	t := &experiment.Table{Columns: []string{"method", "epsilon", "m", "trial", "error", "sigma", "failure"}}
 	for _, r := range rows {
 		t.Add(r.Method.String(), r.Eps, r.M, r.Trial, r.Error, r.Sigma, r.Err)
 	}
@@ -221,7 +221,7 @@ func (s *Setup) Canary(d *envs.Dataset) (envs.Trajectory, error) {
 // Audit audits method m at ε on the user's data: input 0 is d, input 1 is d with its first trajectory
 // replaced by the canary (Canary); the statistic is the release projected on the
 // difference of the two inputs' non-private LSW estimates.
-func (s *Setup) Audit(m Method, d *envs.Dataset, eps float64, cfg audit.Config, progress dprl.Progress) (*audit.Result, error) {
+func (s *Setup) Audit(m Method, d *envs.Dataset, eps float64, cfg audit.Config, progress experiment.Progress) (*audit.Result, error) {
 	if err := check.In("epsilon", eps, param.Positive); err != nil {
 		return nil, err
 	}

@@ -19,8 +19,8 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"dprl/dprl"
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // ClopperPearson is the exact two-sided confidence interval at level conf for a binomial proportion with k
@@ -95,7 +95,7 @@ const check param.Checker = "audit"
 // Run audits p: 2·Runs runs per input (streams fixed by Seed and the run number, so the result does not
 // depend on the number of workers); the first Runs of each choose the threshold and direction that maximise
 // the point estimate, the others measure the rates.
-func Run(p Procedure, cfg Config, progress dprl.Progress) (*Result, error) {
+func Run(p Procedure, cfg Config, progress experiment.Progress) (*Result, error) {
 	if cfg.Confidence == 0 {
 		cfg.Confidence = 0.95
 	}
@@ -112,7 +112,7 @@ func Run(p Procedure, cfg Config, progress dprl.Progress) (*Result, error) {
 	}
 	start := time.Now()
 	n := cfg.Runs
-	out, err := dprl.Trials(4*n, cfg.Workers, cfg.Seed, progress, func(i int, src rand.Source) (float64, error) {
+	out, err := experiment.Trials(4*n, cfg.Workers, cfg.Seed, progress, func(i int, src rand.Source) (float64, error) {
 		return p.Run(i%2, src)
 	})
 	if err != nil {

@@ -8,10 +8,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"dprl/dprl"
-	"dprl/dprl/expertdp"
-	"dprl/dprl/nn"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/expertdp"
+	"github.com/dprl-project/dprl/dprl/nn"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // Case is an audit target: the procedure as implemented, a deliberately broken variant the auditor must
@@ -41,7 +41,7 @@ type CaseResult struct {
 
 // AuditCatalog audits both variants of every case with cfg (its Delta is replaced by each case's δ; the
 // broken variant uses Seed + 1); progress sees every run.
-func AuditCatalog(cases []Case, cfg Config, progress dprl.Progress) ([]CaseResult, error) {
+func AuditCatalog(cases []Case, cfg Config, progress experiment.Progress) ([]CaseResult, error) {
 	out := make([]CaseResult, len(cases))
 	for i, c := range cases {
 		cfg.Delta = c.Delta
@@ -62,8 +62,8 @@ func AuditCatalog(cases []Case, cfg Config, progress dprl.Progress) ([]CaseResul
 
 // CatalogTable is the audit table: claimed (ε, δ), the pair's exact ε where known, the audited lower bounds of
 // the valid and broken variants at the stated confidence, whether the broken one was caught, runs and time.
-func CatalogTable(rs []CaseResult) *dprl.Table {
-	t := &dprl.Table{Columns: []string{"mechanism", "neighbours", "claimed ε", "δ", "exact ε of the pair", "audited ε ≥ (valid)",
+func CatalogTable(rs []CaseResult) *experiment.Table {
+	t := &experiment.Table{Columns: []string{"mechanism", "neighbours", "claimed ε", "δ", "exact ε of the pair", "audited ε ≥ (valid)",
 		"broken variant", "audited ε ≥ (broken)", "caught", "runs", "time"}}
 	for _, r := range rs {
 		pair := "—"

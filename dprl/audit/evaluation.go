@@ -7,9 +7,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"dprl/dprl/policyeval"
-	"dprl/envs"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/policyeval"
+	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // LSWAuditProblem is the worst case for DP-LSW (Balle et al. Algorithm 1) used by DPLSWCase: two states with

@@ -14,20 +14,20 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 
-	"dprl/dprl"
-	"dprl/dprl/accounting"
-	"dprl/dprl/actorcritic"
-	"dprl/dprl/adhoc"
-	"dprl/dprl/audit"
-	"dprl/dprl/display"
-	"dprl/dprl/expertdp"
-	"dprl/dprl/figure"
-	"dprl/dprl/fnq"
-	"dprl/dprl/nn"
-	"dprl/dprl/param"
-	"dprl/dprl/policyeval"
-	"dprl/envs"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/accounting"
+	"github.com/dprl-project/dprl/dprl/actorcritic"
+	"github.com/dprl-project/dprl/dprl/adhoc"
+	"github.com/dprl-project/dprl/dprl/audit"
+	"github.com/dprl-project/dprl/dprl/display"
+	"github.com/dprl-project/dprl/dprl/expertdp"
+	"github.com/dprl-project/dprl/dprl/figure"
+	"github.com/dprl-project/dprl/dprl/fnq"
+	"github.com/dprl-project/dprl/dprl/nn"
+	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/policyeval"
+	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // row is one bad-input case: call must return an error whose message contains param (the parameter's name
@@ -542,11 +542,11 @@ func table(t *testing.T) []row {
 
 	// ---- dprl: experiment runner and tables
 	okTrial := func(i int, _ rand.Source) (int, error) { return i, nil }
-	add(row{"Trials/n=-1", "n", "-1", func() error { return rel(dprl.Trials(-1, 1, 0, nil, okTrial)) }},
-		row{"Trials/workers=-1", "workers", "-1", func() error { return rel(dprl.Trials(3, -1, 0, nil, okTrial)) }},
-		row{"Trials/trial=nil", "trial", "", func() error { return rel(dprl.Trials[int](3, 1, 0, nil, nil)) }},
+	add(row{"Trials/n=-1", "n", "-1", func() error { return rel(experiment.Trials(-1, 1, 0, nil, okTrial)) }},
+		row{"Trials/workers=-1", "workers", "-1", func() error { return rel(experiment.Trials(3, -1, 0, nil, okTrial)) }},
+		row{"Trials/trial=nil", "trial", "", func() error { return rel(experiment.Trials[int](3, 1, 0, nil, nil)) }},
 		row{"Trials/a panicking trial", "trial 2 (seed 7", "", func() error {
-			_, err := dprl.Trials(5, 2, 7, nil, func(i int, _ rand.Source) (int, error) {
+			_, err := experiment.Trials(5, 2, 7, nil, func(i int, _ rand.Source) (int, error) {
 				if i == 2 {
 					panic("boom")
 				}
@@ -555,7 +555,7 @@ func table(t *testing.T) []row {
 			return err
 		}},
 		row{"Table.WriteCSV/ragged row", "Rows[0]", "1", func() error {
-			tb := dprl.Table{Columns: []string{"a", "b"}}
+			tb := experiment.Table{Columns: []string{"a", "b"}}
 			tb.Add(1.0)
 			return tb.WriteCSV(&bytes.Buffer{})
 		}},

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // TestExtremeInputsAnswered holds inputs that are valid but extreme: once they exhausted memory, panicked or

@@ -24,7 +24,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"dprl/dprl/figure"
+	"github.com/dprl-project/dprl/dprl/figure"
 
 	"github.com/janpfeifer/gonb/gonbui"
 	"github.com/janpfeifer/gonb/gonbui/protocol"

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"dprl/dprl/figure"
+	"github.com/dprl-project/dprl/dprl/figure"
 
 	"gonum.org/v1/plot/vg"
 )

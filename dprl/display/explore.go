@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"dprl/dprl/figure"
+	"github.com/dprl-project/dprl/dprl/figure"
 
 	"github.com/janpfeifer/gonb/gonbui"
 	"github.com/janpfeifer/gonb/gonbui/widgets"

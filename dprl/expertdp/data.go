@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"dprl/dprl"
-	"dprl/envs"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/envs"
 )
 
 // Traj is one demonstration: states s_1 … s_{n+1}, actions a_1 … a_n and rewards, from one expert.
@@ -75,7 +75,7 @@ type DataConfig struct {
 	PMin      float64
 	Workers   int
 	Seed      uint64
-	Progress  dprl.Progress // one unit per expert
+	Progress  experiment.Progress // one unit per expert
 }
 
 // GenerateData rolls out every expert. Expert i's episodes draw from the stream (Seed, i), so the log is
@@ -88,7 +88,7 @@ func GenerateData(e *Experts, cfg DataConfig) (*Data, error) {
 	if err := checkPMin(cfg.PMin, d.NumActions); err != nil {
 		return nil, err
 	}
-	per, err := dprl.Trials(e.Len(), cfg.Workers, cfg.Seed, cfg.Progress, func(i int, src rand.Source) ([]Traj, error) {
+	per, err := experiment.Trials(e.Len(), cfg.Workers, cfg.Seed, cfg.Progress, func(i int, src rand.Source) ([]Traj, error) {
 		env := d.Env(d.Default, d.DemoLen)
 		return rollouts(env, e.MixedPolicy(i, cfg.PMin), cfg.PerExpert, rand.New(src), i)
 	})

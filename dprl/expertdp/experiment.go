@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"dprl/dprl"
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // Split is a privacy budget allocation between DataRelease (ε1, δ1, examining T trajectories) and the
@@ -73,7 +73,7 @@ type SetupConfig struct {
 	RefEpisodes               int     // episodes for each reference return (20)
 	Workers                   int
 	Seed                      uint64
-	Progress                  dprl.Progress // bases + experts + reference policies
+	Progress                  experiment.Progress // bases + experts + reference policies
 }
 
 // NewSetup trains the bases, derives the experts, generates the log and measures the references.
@@ -98,7 +98,7 @@ func NewSetup(env string, cfg SetupConfig) (*Setup, error) {
 	}
 	s := &Setup{Domain: d, Experts: e, Data: data, PMin: cfg.PMin}
 	// References: index 0 the uniform policy, 1… the base policies.
-	refs, err := dprl.Trials(1+cfg.Bases, cfg.Workers, cfg.Seed+2, cfg.Progress, func(i int, src rand.Source) (float64, error) {
+	refs, err := experiment.Trials(1+cfg.Bases, cfg.Workers, cfg.Seed+2, cfg.Progress, func(i int, src rand.Source) (float64, error) {
 		rng := rand.New(src)
 		env := d.Env(d.Default, d.EvalLen)
 		act := func([]float64) int { return rng.IntN(d.NumActions) }
@@ -181,7 +181,7 @@ type ExperimentConfig struct {
 	Accounting Accounting
 	Workers    int
 	Seed       uint64
-	Progress   dprl.Progress // one unit per job
+	Progress   experiment.Progress // one unit per job
 }
 
 // RunJobs runs the jobs in parallel, deterministically per seed (job i gets the stream (Seed, i)).
@@ -189,7 +189,7 @@ func RunJobs(setups map[string]*Setup, jobs []Job, cfg ExperimentConfig) ([]Outc
 	if cfg.Batch == 0 {
 		cfg.Batch = 128
 	}
-	return dprl.Trials(len(jobs), cfg.Workers, cfg.Seed, cfg.Progress, func(i int, src rand.Source) (Outcome, error) {
+	return experiment.Trials(len(jobs), cfg.Workers, cfg.Seed, cfg.Progress, func(i int, src rand.Source) (Outcome, error) {
 		j := jobs[i]
 		s, ok := setups[j.Env]
 		if !ok {

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 var (

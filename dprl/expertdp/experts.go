@@ -22,8 +22,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"dprl/dprl"
-	"dprl/envs"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/envs"
 )
 
 // Axis is one environment parameter varied between experts, with its grid of values (Sharma et al.,
@@ -265,7 +265,7 @@ type ExpertsConfig struct {
 	Jitter         float64 // 0: 0.1
 	Workers        int
 	Seed           uint64
-	Progress       dprl.Progress // one unit per base policy
+	Progress       experiment.Progress // one unit per base policy
 }
 
 // NewExperts trains the base policies and derives the experts. The same seed gives the same experts
@@ -287,7 +287,7 @@ func NewExperts(d *Domain, cfg ExpertsConfig) (*Experts, error) {
 		v [3]float64
 		p []float64
 	}
-	bases, err := dprl.Trials(cfg.Bases, cfg.Workers, cfg.Seed, cfg.Progress, func(_ int, src rand.Source) (base, error) {
+	bases, err := experiment.Trials(cfg.Bases, cfg.Workers, cfg.Seed, cfg.Progress, func(_ int, src rand.Source) (base, error) {
 		rng := rand.New(src)
 		var v [3]float64
 		for j, ax := range d.Axes {

@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
-	"dprl/dprl/nn"
+	"github.com/dprl-project/dprl/dprl/nn"
 )
 
 // Algorithm is an offline RL learner.

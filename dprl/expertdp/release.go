@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"dprl/dprl/param"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // check rejects values on behalf of this package.

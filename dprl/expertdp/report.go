@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"dprl/dprl"
-	"dprl/dprl/figure"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/figure"
 )
 
 // Fig3Jobs are the jobs of the paper's Fig. 3 on envs: for each learner and ε, ours (PaperSplit and
@@ -180,7 +180,7 @@ func series(name string, all, sel []Outcome, x func(Outcome) float64) figure.Ser
 		}
 	}
 	slices.Sort(xs)
-	y := dprl.Gather(sel, xs, func(o Outcome) int { return o.Seed }, x, func(o Outcome) (float64, bool) { return Fraction(all, o), true })
+	y := experiment.Gather(sel, xs, func(o Outcome) int { return o.Seed }, x, func(o Outcome) (float64, bool) { return Fraction(all, o), true })
 	return figure.Series{Name: name, X: xs, Y: y}
 }
 
@@ -259,8 +259,8 @@ func Summary(all, sel []Outcome) [][]string {
 var SummaryHeader = []string{"env", "learner", "method", "ε", "split", "p", "|D_stable|", "private steps", "s", "ε2 spent", "normalised return", "÷ non-private"}
 
 // OutcomeTable is the tidy table of every run, for CSV export.
-func OutcomeTable(all []Outcome) *dprl.Table {
-	t := &dprl.Table{Columns: []string{"tag", "env", "learner", "method", "epsilon", "eps1", "eps2", "p", "m", "seed", "stable", "steps", "private_steps", "s", "eps2_spent", "return", "normalized", "fraction"}}
+func OutcomeTable(all []Outcome) *experiment.Table {
+	t := &experiment.Table{Columns: []string{"tag", "env", "learner", "method", "epsilon", "eps1", "eps2", "p", "m", "seed", "stable", "steps", "private_steps", "s", "eps2_spent", "return", "normalized", "fraction"}}
 	for _, o := range all {
 		t.Add(o.Tag, o.Env, o.Algorithm.String(), o.Method.String(), o.Epsilon, o.Split.Eps1, o.Split.Eps2, o.P, o.Experts, o.Seed,
 			o.Stable, o.Steps, o.Private, o.S, o.Eps2, o.Return, o.Normalized, Fraction(all, o))

@@ -8,10 +8,10 @@ import (
 	"sort"
 	"sync"
 
-	"dprl/dprl/nn"
-	"dprl/dprl/param"
-	"dprl/envs"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/nn"
+	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // Accounting says how Selective DP-SGD's privacy is accounted.

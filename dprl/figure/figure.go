@@ -13,7 +13,7 @@
 package figure
 
 import (
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/param"
 
 	"bytes"
 	"errors"

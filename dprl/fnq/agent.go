@@ -7,10 +7,10 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
-	"dprl/dprl/nn"
-	"dprl/dprl/param"
-	"dprl/envs"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/nn"
+	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // check rejects values on behalf of this package.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"dprl/envs"
+	"github.com/dprl-project/dprl/envs"
 )
 
 func wangHegde() envs.Env { e, _ := envs.Make("wanghegde"); return e }

@@ -7,9 +7,9 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"dprl/dprl/param"
-	"dprl/dprl/policyeval"
-	"dprl/envs"
+	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/policyeval"
+	"github.com/dprl-project/dprl/envs"
 )
 
 // BGPConfig is the output-perturbation baseline of Wang & Hegde's Fig. 2 (BGP16, ALGORITHMS.md §2.7): the

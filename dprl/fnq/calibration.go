@@ -17,8 +17,8 @@ package fnq
 import (
 	"math"
 
-	"dprl/dprl/param"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // Calibration holds Theorem 5's inputs.

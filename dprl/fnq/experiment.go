@@ -3,8 +3,8 @@ package fnq
 import (
 	"math/rand/v2"
 
-	"dprl/dprl"
-	"dprl/envs"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/envs"
 )
 
 // Setting is one labelled learner for ReturnCurves: Run trains it once on a fresh environment from src.
@@ -16,8 +16,8 @@ type Setting struct {
 // ReturnCurves runs every setting for each of seeds seeds on its own fresh Wang–Hegde environment, in
 // parallel, and returns the episode returns as [setting][seed][episode]. Seed s gives every setting the same
 // stream rand.NewPCG(seed, s) (common random numbers), so the results do not depend on the number of workers.
-func ReturnCurves(settings []Setting, seeds int, seed uint64, progress dprl.Progress) ([][][]float64, error) {
-	flat, err := dprl.Trials(len(settings)*seeds, 0, seed, progress, func(i int, _ rand.Source) ([]float64, error) {
+func ReturnCurves(settings []Setting, seeds int, seed uint64, progress experiment.Progress) ([][][]float64, error) {
+	flat, err := experiment.Trials(len(settings)*seeds, 0, seed, progress, func(i int, _ rand.Source) ([]float64, error) {
 		env, err := envs.Make("wanghegde")
 		if err != nil {
 			return nil, err

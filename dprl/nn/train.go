@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // check rejects values on behalf of this package.

@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 func TestIntervalContains(t *testing.T) {

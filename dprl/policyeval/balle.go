@@ -7,7 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"dprl/envs"
+	"github.com/dprl-project/dprl/envs"
 )
 
 // BalleSetup is Balle et al.'s chain experiment (ALGORITHMS.md §3.6): the 40-state chain without its

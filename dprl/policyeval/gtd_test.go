@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"dprl/envs"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 func chainFeatureTrajs(t *testing.T, n int, seed uint64) ([]FeatureTrajectory, *BalleSetup) {

@@ -24,9 +24,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"dprl/dprl/param"
-	"dprl/envs"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // check rejects values on behalf of this package.

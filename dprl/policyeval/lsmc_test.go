@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"dprl/envs"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // chainData collects m trajectories of Balle's chain under the stay/advance-½ policy.

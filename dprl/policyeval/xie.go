@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"dprl/envs"
+	"github.com/dprl-project/dprl/envs"
 )
 
 // MountainCarEnergy is a deterministic "decent" Mountain Car policy: push in the direction of the velocity

@@ -9,9 +9,9 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"dprl/dprl"
-	"dprl/envs"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // XieDomain is one of Xie et al.'s evaluation problems, ready for trials: how to draw n behaviour
@@ -91,7 +91,7 @@ func (d *XieDomain) Dim() int { return d.feats().Dim() }
 func collectScaled(newEnv func() envs.Env, newPolicy func() envs.Policy, n int, scale float64, src rand.Source) ([]envs.Trajectory, error) {
 	const chunk = 100
 	chunks := (n + chunk - 1) / chunk
-	parts, err := dprl.Trials(chunks, 0, rand.New(src).Uint64(), nil, func(k int, s rand.Source) ([]envs.Trajectory, error) {
+	parts, err := experiment.Trials(chunks, 0, rand.New(src).Uint64(), nil, func(k int, s rand.Source) ([]envs.Trajectory, error) {
 		return envs.Collect(newEnv(), newPolicy(), min(chunk, n-k*chunk), s, 0)
 	})
 	if err != nil {
@@ -475,7 +475,7 @@ func XieSigmas(d *XieDomain, cfg XieConfig) ([][]float64, error) {
 
 // XieTune searches the step grid on public data for every (n, ε): each of TuneRuns public samples of size n
 // (drawn from streams independent of the trials') runs GPOPE with the calibrated σ at every grid step.
-func XieTune(d *XieDomain, cfg XieConfig, progress dprl.Progress) ([]XieTuning, error) {
+func XieTune(d *XieDomain, cfg XieConfig, progress experiment.Progress) ([]XieTuning, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -491,7 +491,7 @@ func XieTune(d *XieDomain, cfg XieConfig, progress dprl.Progress) ([]XieTuning, 
 		}
 	}
 	// scores[job][ε][step]
-	scores, err := dprl.Trials(len(jobs), cfg.Workers, cfg.Seed^0x7475_6e65, progress, func(k int, src rand.Source) ([][]float64, error) {
+	scores, err := experiment.Trials(len(jobs), cfg.Workers, cfg.Seed^0x7475_6e65, progress, func(k int, src rand.Source) ([][]float64, error) {
 		j := jobs[k]
 		n := cfg.N[j.n]
 		rng := rand.New(src)
@@ -549,7 +549,7 @@ func XieTune(d *XieDomain, cfg XieConfig, progress dprl.Progress) ([]XieTuning, 
 // fresh private sample; GPOPE at the tuned step and at 10× and 0.1× of it for every ε; the non-private
 // LSTD (on-policy) or WIS-LSTD (off-policy); DP-LSW and DP-LSL (paper and safe bounds) where the domain has
 // an LSW problem; and θ = 0 as the trivial reference. Each trial's stream is fixed by (Seed, trial).
-func XieExperiment(d *XieDomain, cfg XieConfig, tuning []XieTuning, progress dprl.Progress) ([]XieRow, error) {
+func XieExperiment(d *XieDomain, cfg XieConfig, tuning []XieTuning, progress experiment.Progress) ([]XieRow, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -558,7 +558,7 @@ func XieExperiment(d *XieDomain, cfg XieConfig, tuning []XieTuning, progress dpr
 		best[[2]float64{float64(t.N), t.Epsilon}] = t
 	}
 	zero := d.True.MSPBE(make([]float64, d.Dim()))
-	res, err := dprl.Trials(cfg.Trials, cfg.Workers, cfg.Seed, progress, func(trial int, src rand.Source) ([]XieRow, error) {
+	res, err := experiment.Trials(cfg.Trials, cfg.Workers, cfg.Seed, progress, func(trial int, src rand.Source) ([]XieRow, error) {
 		rng := rand.New(src)
 		var rows []XieRow
 		add := func(method string, n int, eps, step, sigma, clipped float64, theta []float64) {
@@ -648,7 +648,7 @@ func XieExperiment(d *XieDomain, cfg XieConfig, tuning []XieTuning, progress dpr
 // privacy ε (the step-size robustness panels): rows with Method MethodGPOPEAtStep, and the same runs without
 // noise (MethodGTD2AtStep, recorded at the same ε so XieCurve finds them) to separate the noise's cost from
 // the optimisation's.
-func XieStepSweep(d *XieDomain, cfg XieConfig, n int, eps float64, progress dprl.Progress) ([]XieRow, error) {
+func XieStepSweep(d *XieDomain, cfg XieConfig, n int, eps float64, progress experiment.Progress) ([]XieRow, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -657,7 +657,7 @@ func XieStepSweep(d *XieDomain, cfg XieConfig, n int, eps float64, progress dprl
 	if err != nil {
 		return nil, err
 	}
-	res, err := dprl.Trials(cfg.Trials, cfg.Workers, cfg.Seed^0x7377_6565, progress, func(trial int, src rand.Source) ([]XieRow, error) {
+	res, err := experiment.Trials(cfg.Trials, cfg.Workers, cfg.Seed^0x7377_6565, progress, func(trial int, src rand.Source) ([]XieRow, error) {
 		rng := rand.New(src)
 		_, ft, err := d.Draw(n, rand.NewPCG(rng.Uint64(), rng.Uint64()))
 		if err != nil {
@@ -686,14 +686,14 @@ func XieStepSweep(d *XieDomain, cfg XieConfig, n int, eps float64, progress dprl
 // [trial][x] over the x values, x(row) picking the abscissa (N or Step); missing or diverged entries are NaN
 // (figure.MeanStd skips them).
 func XieCurve(rows []XieRow, method string, eps float64, xs []float64, x func(XieRow) float64) [][]float64 {
-	return dprl.Gather(rows, xs, func(r XieRow) int { return r.Trial }, x, func(r XieRow) (float64, bool) {
+	return experiment.Gather(rows, xs, func(r XieRow) int { return r.Trial }, x, func(r XieRow) (float64, bool) {
 		return r.MSPBE, r.Method == method && (r.Epsilon == 0 || r.Epsilon == eps) && !math.IsInf(r.MSPBE, 0)
 	})
 }
 
 // XieTable turns rows into a tidy table (one row per estimate) for CSV export.
-func XieTable(rows []XieRow) *dprl.Table {
-	t := &dprl.Table{Columns: []string{"method", "n", "epsilon", "trial", "step", "sigma", "clipped_share", "mspbe"}}
+func XieTable(rows []XieRow) *experiment.Table {
+	t := &experiment.Table{Columns: []string{"method", "n", "epsilon", "trial", "step", "sigma", "clipped_share", "mspbe"}}
 	for _, r := range rows {
 		t.Add(r.Method, r.N, r.Epsilon, r.Trial, r.Step, r.Sigma, r.ClippedShare, r.MSPBE)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
-	"dprl/envs"
+	"github.com/dprl-project/dprl/envs"
 )
 
 // TestSaddlePoint: the GTD2 objective's inner maximum is ½ MSPBE, attained at w*(θ), and perturbing w

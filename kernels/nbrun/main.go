@@ -18,14 +18,14 @@ import (
 	"strings"
 	"time"
 
-	"dprl/dprl"
-	"dprl/dprl/display"
-	"dprl/kernels"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/display"
+	"github.com/dprl-project/dprl/kernels"
 )
 
 func main() {
 	out := flag.String("out", "build/notebooks", "folder for executed notebooks and HTML reports")
-	quick := flag.Bool("quick", false, "set "+dprl.QuickEnv+"=1: fewer trials, same code paths (CI)")
+	quick := flag.Bool("quick", false, "set "+experiment.QuickEnv+"=1: fewer trials, same code paths (CI)")
 	kernel := flag.String("kernel", "gonb-dprl-batch", "Jupyter kernel spec to execute with")
 	jupyter := flag.String("jupyter", "jupyter", "the jupyter command (make passes the project environment's build/venv/bin/jupyter)")
 	shot := flag.String("screenshot", "", "notebook whose HTML report to screenshot in headless Chromium and check for a plot")
@@ -41,7 +41,7 @@ func main() {
 	// No browser is attached: interactive explorers draw their default state instead of waiting for widgets.
 	r.Env = append(r.Env, display.HeadlessEnv+"=1")
 	if *quick {
-		r.Env = append(r.Env, dprl.QuickEnv+"=1")
+		r.Env = append(r.Env, experiment.QuickEnv+"=1")
 	}
 	if *verbose {
 		r.Log = os.Stderr

@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"dprl/crosscheck"
-	"dprl/dprl/nn"
-	"dprl/envs"
-	"dprl/mechanisms"
+	"github.com/dprl-project/dprl/crosscheck"
+	"github.com/dprl-project/dprl/dprl/nn"
+	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 type refCase struct {

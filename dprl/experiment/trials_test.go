@@ -1,13 +1,14 @@
-package dprl
+package experiment
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // TestTrialsRecoversPanics: a panic in one trial used to kill the process (the notebook kernel); now it is a
@@ -113,3 +114,36 @@ func TestGatherIgnoresNegativeTrials(t *testing.T) {
 		t.Errorf("Gather = %v", g)
 	}
 }
+
+func TestTrialsAndTable(t *testing.T) {
+	f := func(i int, src rand.Source) (float64, error) { return rand.New(src).Float64() + float64(i), nil }
+	a, _ := Trials(50, 1, 9, nil, f)
+	b, _ := Trials(50, 4, 9, nil, f)
+	for i := range a {
+		if a[i] != b[i] || int(a[i]) != i {
+			t.Fatalf("trial %d: %g with 1 worker, %g with 4", i, a[i], b[i])
+		}
+	}
+	if _, err := Trials(5, 2, 1, nil, func(i int, _ rand.Source) (int, error) {
+		if i == 3 {
+			return 0, errTest
+		}
+		return i, nil
+	}); err == nil || !strings.Contains(err.Error(), "trial 3") {
+		t.Errorf("error %v, want it to name trial 3", err)
+	}
+	var tb Table
+	tb.Columns = []string{"x", "y"}
+	tb.Add(1.5, "a")
+	var buf bytes.Buffer
+	tb.WriteCSV(&buf)
+	if buf.String() != "x,y\n1.5,a\n" {
+		t.Errorf("csv %q", buf.String())
+	}
+}
+
+var errTest = &testErr{}
+
+type testErr struct{}
+
+func (*testErr) Error() string { return "boom" }

@@ -4,7 +4,7 @@
 //
 // Notebooks read QuickEnv to choose between their default sizes and a quick mode with fewer trials and the
 // same code paths, which CI uses.
-package dprl
+package experiment
 
 import "os"
 

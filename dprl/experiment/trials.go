@@ -1,4 +1,4 @@
-package dprl
+package experiment
 
 import (
 	"encoding/csv"
@@ -11,10 +11,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
-const check param.Checker = "dprl"
+const check param.Checker = "experiment"
 
 // Progress receives units of finished work; *display.Progress implements it. A nil Progress is allowed.
 type Progress interface{ Add(n int) }
@@ -35,7 +35,7 @@ func (e *TrialError) Error() string {
 	if e.Panic != nil {
 		what = "panicked: "
 	}
-	return fmt.Sprintf("dprl: trial %d (seed %d, stream rand.NewPCG(%d, %d)) %s%v", e.Trial, e.Seed, e.Seed, e.Trial, what, e.Err)
+	return fmt.Sprintf("experiment: trial %d (seed %d, stream rand.NewPCG(%d, %d)) %s%v", e.Trial, e.Seed, e.Seed, e.Trial, what, e.Err)
 }
 
 func (e *TrialError) Unwrap() error { return e.Err }

@@ -1,4 +1,4 @@
-package dprl
+package repro
 
 import (
 	"encoding/json"
@@ -60,7 +60,7 @@ func LoadClaims(path string) ([]Claim, error) {
 	}
 	var out []Claim
 	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, fmt.Errorf("dprl: %s: %w", path, err)
+		return nil, fmt.Errorf("repro: %s: %w", path, err)
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package dprl
+package experiment
 
 import "testing"
 
