@@ -8,6 +8,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/envs"
+	"gonum.org/v1/gonum/stat"
 )
 
 // TestGTDLambdaFixedPoint: with α_u = 0 the target policy stays uniform and, acting by sampling it (on-policy,
@@ -115,21 +116,6 @@ func TestCorrectedClipAndAccounting(t *testing.T) {
 	if math.Abs(e-1) > 1e-6 {
 		t.Errorf("round trip ε = %g", e)
 	}
-	// Composing the published per-step releases only makes things worse with more steps.
-	e1, _ := ComposedPublishedEpsilon(PublishedSigma(10, 1e-6), 100, 1e-6)
-	e2, _ := ComposedPublishedEpsilon(PublishedSigma(10, 1e-6), 10000, 1e-6)
-	if !(e1 > 10 && e2 > e1) {
-		t.Errorf("composed published ε: %g (100 releases), %g (10⁴)", e1, e2)
-	}
-}
-
-func TestTraceSimilarity(t *testing.T) {
-	dp := [][][]float64{{{1, 0}, {1, 1}}, {{1, 0}, {-1, 1}}} // mean per episode: (1,0), (0,1)
-	non := [][][]float64{{{2, 0}, {1, 0}}, {{2, 0}, {1, 0}}} // (2,0), (1,0)
-	per, mean, variance := TraceSimilarity(dp, non)
-	if per[0] != 1 || per[1] != 0 || mean != 0.5 || variance != 0.25 {
-		t.Errorf("cosines %v mean %g variance %g", per, mean, variance)
-	}
 }
 
 func TestRunsAreReproducibleAndLearn(t *testing.T) {
@@ -158,7 +144,7 @@ func TestRunsAreReproducibleAndLearn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	early, late := mean(res.Returns[:30]), mean(res.Returns[270:])
+	early, late := stat.Mean(res.Returns[:30], nil), stat.Mean(res.Returns[270:], nil)
 	if !(late > early+50) {
 		t.Errorf("Taxi returns did not improve: first 30 episodes %.1f, last 30 %.1f", early, late)
 	}
@@ -190,47 +176,6 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
-}
-
-func TestSummarize(t *testing.T) {
-	rs := []*Result{{Returns: []float64{1, 2, 3, 4}, DivergedAt: -1}, {Returns: []float64{3, 4, 5, 6}, DivergedAt: -1}}
-	s, err := Summarize(rs, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// first: (1.5 + 3.5)/2, last: (3.5 + 5.5)/2, std of {1,2,3,4,3,4,5,6} (sample).
-	if s.First != 2.5 || s.Last != 4.5 || math.Abs(s.Std-math.Sqrt(2.5714285714285716)) > 1e-12 {
-		t.Errorf("summary %+v", s)
-	}
-	if _, err := Summarize(rs, 5); err == nil {
-		t.Error("a window longer than the runs was accepted")
-	}
-	if d := Domains(); len(d) != 2 || d[0].Base.AlphaW != 0.5 || d[1].Base.AlphaV != 0.05 {
-		t.Errorf("Table 2 settings: %+v", d)
-	}
-}
-
-// TestDivergenceIsReported: at ε = 0.1 the published DP-Critic's normalisation constant grows with the update
-// and the noise with it, until the weights overflow. The run must say so instead of carrying NaN weights.
-func TestDivergenceIsReported(t *testing.T) {
-	d := Domains()[1]
-	c := d.Base
-	c.Variant, c.Epsilon = DPCritic, 0.1
-	rs, err := d.RunMany(c, 1, 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := rs[0]
-	if r.DivergedAt < 0 {
-		t.Fatal("the run did not report divergence")
-	}
-	if len(r.Returns) != c.Episodes || !math.IsNaN(r.Returns[c.Episodes-1]) || math.IsNaN(r.Returns[0]) {
-		t.Errorf("returns after divergence: %d entries, last %v, first %v", len(r.Returns), r.Returns[c.Episodes-1], r.Returns[0])
-	}
-	s, _ := Summarize(rs, 50)
-	if s.Diverged != 1 || !math.IsNaN(s.Last) {
-		t.Errorf("summary %+v", s)
-	}
 }
 
 // TestCorrectedEnforcesBounds: the corrected variant's accounting assumes episodes of at most H steps and a
@@ -290,13 +235,9 @@ func TestBadInputErrors(t *testing.T) {
 	if _, err := Run(taxi, envs.TabularFeatures{N: 5}, Config{Episodes: 1, Src: rand.NewPCG(1, 1)}); err == nil {
 		t.Error("5 tabular features for Taxi's 500 states accepted")
 	}
-	if _, err := Summarize([]*Result{{Returns: []float64{1}}}, 0); err == nil {
-		t.Error("window 0 accepted")
-	}
 	for _, f := range []func() error{
 		func() error { _, err := CorrectedEpsilon(0, 10, 1e-5); return err },
 		func() error { _, err := CorrectedNoise(1, 1e-5, 0); return err },
-		func() error { _, err := ComposedPublishedEpsilon(math.NaN(), 10, 1e-5); return err },
 	} {
 		if f() == nil {
 			t.Error("a privacy helper accepted a bad argument")

@@ -14,12 +14,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/param"
 )
 
@@ -87,6 +89,9 @@ type Result struct {
 	Delta        float64
 }
 
+// Progress receives units of finished work (one per run); *display.Progress implements it. Nil is allowed.
+type Progress interface{ Add(n int) }
+
 // MaxRuns bounds Config.Runs: 4·Runs statistics are held in memory.
 const MaxRuns = 1 << 22
 
@@ -95,7 +100,7 @@ const check param.Checker = "audit"
 // Run audits p: 2·Runs runs per input (streams fixed by Seed and the run number, so the result does not
 // depend on the number of workers); the first Runs of each choose the threshold and direction that maximise
 // the point estimate, the others measure the rates.
-func Run(p Procedure, cfg Config, progress experiment.Progress) (*Result, error) {
+func Run(p Procedure, cfg Config, progress Progress) (*Result, error) {
 	if cfg.Confidence == 0 {
 		cfg.Confidence = 0.95
 	}
@@ -112,9 +117,7 @@ func Run(p Procedure, cfg Config, progress experiment.Progress) (*Result, error)
 	}
 	start := time.Now()
 	n := cfg.Runs
-	out, err := experiment.Trials(4*n, cfg.Workers, cfg.Seed, progress, func(i int, src rand.Source) (float64, error) {
-		return p.Run(i%2, src)
-	})
+	out, err := runAll(p, 4*n, cfg.Workers, cfg.Seed, progress)
 	if err != nil {
 		return nil, err
 	}
@@ -229,4 +232,53 @@ func Projected(name string, dir []float64, release func(neighbour int, src rand.
 		}
 		return s, nil
 	}}
+}
+
+// runAll runs p for i = 0 … total−1 on input i mod 2 with the stream rand.NewPCG(seed, i), on up to workers
+// goroutines (0: GOMAXPROCS), so the statistics do not depend on the number of workers. A panic in p.Run is
+// recovered into an error; the error returned is that of the lowest-numbered failing run.
+func runAll(p Procedure, total, workers int, seed uint64, progress Progress) ([]float64, error) {
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	out := make([]float64, total)
+	errs := make([]error, total)
+	one := func(i int) (x float64, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panicked: %v", r)
+			}
+		}()
+		return p.Run(i%2, rand.NewPCG(seed, uint64(i)))
+	}
+	var (
+		wg     sync.WaitGroup
+		next   atomic.Int64
+		failed atomic.Bool
+	)
+	for range min(workers, max(total, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= total {
+					return
+				}
+				if out[i], errs[i] = one(i); errs[i] != nil {
+					failed.Store(true)
+				}
+				if progress != nil {
+					progress.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("audit: %s: run %d (stream rand.NewPCG(%d, %d)): %w", p.Name, i, seed, i, err)
+		}
+	}
+	return out, nil
 }

@@ -14,18 +14,22 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 
-	"github.com/dprl-project/dprl/dprl/experiment"
-	"github.com/dprl-project/dprl/dprl/accounting"
 	"github.com/dprl-project/dprl/dprl/actorcritic"
-	"github.com/dprl-project/dprl/dprl/adhoc"
 	"github.com/dprl-project/dprl/dprl/audit"
 	"github.com/dprl-project/dprl/dprl/display"
+	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/expertdp"
 	"github.com/dprl-project/dprl/dprl/figure"
 	"github.com/dprl-project/dprl/dprl/fnq"
 	"github.com/dprl-project/dprl/dprl/nn"
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/dprl/policyeval"
+	"github.com/dprl-project/dprl/dprl/repro/accounting"
+	"github.com/dprl-project/dprl/dprl/repro/adhoc"
+	"github.com/dprl-project/dprl/dprl/repro/balle2016"
+	"github.com/dprl-project/dprl/dprl/repro/seoyang2020"
+	"github.com/dprl-project/dprl/dprl/repro/sharma"
+	"github.com/dprl-project/dprl/dprl/repro/xie2019"
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
 )
@@ -636,7 +640,7 @@ func table(t *testing.T) []row {
 	)
 
 	// ---- policyeval: DP-LSW, DP-LSL, GPOPE and their calibrations
-	prob, pair := audit.LSWAuditProblem()
+	prob, pair := balle2016.LSWAuditProblem()
 	index := func(obs []float64) int { return int(obs[0]) }
 	sig, err := policyeval.NewSignature(pair[0], 2, 0.9, index)
 	must(err)
@@ -674,7 +678,7 @@ func table(t *testing.T) []row {
 		}},
 		row{"policyeval.LambdaSchedule/c=-1", "c", "-1", func() error { return rel(policyeval.LambdaSchedule(prob, -1, 10)) }},
 	)
-	xc, err := policyeval.XieChain()
+	xc, err := xie2019.Chain()
 	must(err)
 	_, ft, err := xc.Draw(10, src())
 	must(err)
@@ -688,8 +692,8 @@ func table(t *testing.T) []row {
 		row{"policyeval.GPOPE/Gamma=NaN", "Gamma", "NaN", func() error { c := gcfg(); c.Gamma = nan; return rel(policyeval.GPOPE(ft, c)) }},
 		row{"policyeval.GPOPE/Step=nil", "Step", "", func() error { c := gcfg(); c.Step = nil; return rel(policyeval.GPOPE(ft, c)) }},
 		row{"policyeval.GPOPE/Src=nil", "Src", "", func() error { c := gcfg(); c.Src = nil; return rel(policyeval.GPOPE(ft, c)) }},
-		row{"policyeval.XieSigmas/Delta=0", "Delta", "0", func() error {
-			return rel(policyeval.XieSigmas(xc, policyeval.XieConfig{N: []int{10}, Epsilons: []float64{1}, Steps: []float64{0.1}, Delta: 0, Trials: 1}))
+		row{"xie2019.Sigmas/Delta=0", "Delta", "0", func() error {
+			return rel(xie2019.Sigmas(xc, xie2019.Config{N: []int{10}, Epsilons: []float64{1}, Steps: []float64{0.1}, Delta: 0, Trials: 1}))
 		}},
 		row{"policyeval.LSTD/ridge=-1", "ridge", "-1", func() error { return rel(policyeval.LSTD(ft, xc.Gamma, -1)) }},
 	)
@@ -730,7 +734,7 @@ func table(t *testing.T) []row {
 	)
 
 	// ---- actorcritic
-	dom := actorcritic.Domains()[0]
+	dom := seoyang2020.Domains()[0]
 	acRun := func(mod func(*actorcritic.Config)) error {
 		env, err := envs.Make(dom.Name)
 		if err != nil {
@@ -753,9 +757,9 @@ func table(t *testing.T) []row {
 		row{"actorcritic.RunMany/runs=-1", "runs", "-1", func() error { return rel(dom.RunMany(dom.Base, -1, 1, nil)) }},
 		row{"actorcritic.CorrectedNoise/maxEpisodeLen=0", "maxEpisodeLen", "0", func() error { return rel(actorcritic.CorrectedNoise(1, 1e-5, 0)) }},
 		row{"actorcritic.CorrectedEpsilon/noiseMultiplier=0", "noiseMultiplier", "0", func() error { return rel(actorcritic.CorrectedEpsilon(0, 10, 1e-5)) }},
-		row{"actorcritic.ComposedPublishedEpsilon/releases=-1", "releases", "-1", func() error { return rel(actorcritic.ComposedPublishedEpsilon(1, -1, 1e-5)) }},
-		row{"actorcritic.Summarize/k=0", "k", "0", func() error {
-			_, err := actorcritic.Summarize([]*actorcritic.Result{{Returns: []float64{1, 2}, Lengths: []int{1, 1}}}, 0)
+		row{"seoyang2020.ComposedPublishedEpsilon/releases=-1", "releases", "-1", func() error { return rel(seoyang2020.ComposedPublishedEpsilon(1, -1, 1e-5)) }},
+		row{"seoyang2020.Summarize/k=0", "k", "0", func() error {
+			_, err := seoyang2020.Summarize([]*actorcritic.Result{{Returns: []float64{1, 2}, Lengths: []int{1, 1}}}, 0)
 			return err
 		}},
 	)
@@ -778,8 +782,8 @@ func table(t *testing.T) []row {
 		}},
 		row{"expertdp.Train/data=nil", "data", "", func() error { return rel(expertdp.Train(nil, nil, expertdp.CartPoleDomain(), tcfg(1, 1e-5))) }},
 		row{"expertdp.DomainByName/name=nope", "name", "nope", func() error { return rel(expertdp.DomainByName("nope")) }},
-		row{"expertdp.NewSetup/env=nope", "env", "nope", func() error {
-			return rel(expertdp.NewSetup("nope", expertdp.SetupConfig{Bases: 1, Experts: 1, PerExpert: 1}))
+		row{"sharma.NewSetup/env=nope", "env", "nope", func() error {
+			return rel(sharma.NewSetup("nope", sharma.SetupConfig{Bases: 1, Experts: 1, PerExpert: 1}))
 		}},
 		row{"expertdp.NewExperts/Bases=0", "Bases", "0", func() error {
 			return rel(expertdp.NewExperts(expertdp.CartPoleDomain(), expertdp.ExpertsConfig{Bases: 0, Experts: 2}))
@@ -816,7 +820,7 @@ func table(t *testing.T) []row {
 		row{"accounting.SharmaTable/Eps1=-1", "Eps1", "-1", func() error {
 			return rel(accounting.SharmaTable([]accounting.SharmaRow{{Name: "x", Eps1: -1, Delta1: 1e-5, T: 10, L: 10, PMin: 0.02}}))
 		}},
-		row{"accounting.XieTable/N=0", "N", "0", func() error { return rel(accounting.XieTable([]accounting.XieRow{{N: 0, T: 10, Eps: 1}})) }},
+		row{"accounting.Table/N=0", "N", "0", func() error { return rel(accounting.Table([]accounting.Row{{N: 0, T: 10, Eps: 1}})) }},
 		row{"accounting.WangHegdeTable/Epsilon=0", "Epsilon", "0", func() error { return rel(accounting.WangHegdeTable([]fnq.Calibration{cal(0, 1e-4)})) }},
 	)
 	return rows

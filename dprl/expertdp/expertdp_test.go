@@ -420,25 +420,6 @@ func TestTrainLearns(t *testing.T) {
 	}
 }
 
-// Fractions divide by the mean normalised return of the matching non-private runs; MeanFraction skips runs
-// that did not train.
-func TestMeanFraction(t *testing.T) {
-	all := []Outcome{
-		{Job: Job{Tag: "fig3", Env: "cartpole", Method: NonPrivate}, Normalized: 0.8},
-		{Job: Job{Tag: "fig3", Env: "cartpole", Method: NonPrivate, Seed: 1}, Normalized: 0.4},
-		{Job: Job{Tag: "fig3", Env: "cartpole", Method: Ours}, Normalized: 0.3},
-		{Job: Job{Tag: "fig3", Env: "cartpole", Method: Ours, Seed: 1}, Normalized: 0.6},
-		{Job: Job{Tag: "fig3", Env: "cartpole", Method: Ours, Seed: 2}, Normalized: math.NaN()},
-	}
-	ours := func(o Outcome) bool { return o.Method == Ours }
-	if got := MeanFraction(all, ours); math.Abs(got-0.75) > 1e-12 {
-		t.Errorf("MeanFraction = %v, want (0.3 + 0.6)/2 / 0.6 = 0.75", got)
-	}
-	if got := MeanFraction(all, func(o Outcome) bool { return o.Env == "acrobot" }); !math.IsNaN(got) {
-		t.Errorf("MeanFraction of nothing = %v, want NaN", got)
-	}
-}
-
 // TestDataReleaseEnforcesL: δ' = δ1/(2TL) rests on no examined trajectory being queried past L prefixes.
 // L is the domain's public DemoLen (the old code took the data's longest trajectory, so the threshold
 // depended on the data, and never bounded the queries): with DemoLen = 5 no stable prefix exceeds 5 and the

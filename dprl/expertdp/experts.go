@@ -152,8 +152,8 @@ func (d *Domain) Env(v [3]float64, maxLen int) *envs.TimeLimit {
 	return &envs.TimeLimit{Env: d.build(v), MaxSteps: maxLen}
 }
 
-// act is the greedy action of the expert with parameters p at obs.
-func (d *Domain) act(p, obs []float64) int {
+// Act is the greedy action of the expert with parameters p at obs.
+func (d *Domain) Act(p, obs []float64) int {
 	if d.lander {
 		return landerAct(p, obs)
 	}
@@ -190,7 +190,7 @@ type Experts struct {
 func (e *Experts) Len() int { r, _ := e.Params.Dims(); return r }
 
 // Act is expert i's greedy action at obs.
-func (e *Experts) Act(i int, obs []float64) int { return e.Domain.act(e.Params.RawRowView(i), obs) }
+func (e *Experts) Act(i int, obs []float64) int { return e.Domain.Act(e.Params.RawRowView(i), obs) }
 
 // ActAll writes every expert's greedy action at each of the n observations in obs (n × ObsDim,
 // row-major) to dst (n × m, row t holding the m experts' actions at observation t). For linear experts
@@ -388,7 +388,7 @@ func cmpFloat(a, b float64) int {
 func (d *Domain) returnOf(env envs.Env, p []float64, seeds []uint64) (float64, error) {
 	total := 0.0
 	for _, s := range seeds {
-		r, err := episodeReturn(env, rand.NewPCG(s, 1), func(obs []float64) int { return d.act(p, obs) })
+		r, err := EpisodeReturn(env, rand.NewPCG(s, 1), func(obs []float64) int { return d.Act(p, obs) })
 		if err != nil {
 			return 0, err
 		}

@@ -406,11 +406,11 @@ func (l *Learner) privateStep(b *batch, dp nn.DPSGDConfig, expected int, noise *
 // evaluate runs one greedy episode on the default environment and returns its undiscounted return.
 func (l *Learner) evaluate(rng *rand.Rand, out []float64) (float64, error) {
 	env := l.dom.Env(l.dom.Default, l.dom.EvalLen)
-	return episodeReturn(env, rand.NewPCG(rng.Uint64(), rng.Uint64()), func(obs []float64) int { return l.Act(obs, out) })
+	return EpisodeReturn(env, rand.NewPCG(rng.Uint64(), rng.Uint64()), func(obs []float64) int { return l.Act(obs, out) })
 }
 
-// episodeReturn runs one episode of env, reset from src, under act and returns its undiscounted return.
-func episodeReturn(env envs.Env, src rand.Source, act func([]float64) int) (float64, error) {
+// EpisodeReturn runs one episode of env, reset from src, under act and returns its undiscounted return.
+func EpisodeReturn(env envs.Env, src rand.Source, act func([]float64) int) (float64, error) {
 	obs, err := env.Reset(src)
 	if err != nil {
 		return 0, err

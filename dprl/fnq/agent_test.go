@@ -157,26 +157,6 @@ func TestBGP16(t *testing.T) {
 	}
 }
 
-func TestReturnCurves(t *testing.T) {
-	dqn := Setting{"DQN", func(env envs.Env, src rand.Source) (*Result, error) {
-		return Run(env, Config{Episodes: 3, Src: src})
-	}}
-	noisy := Setting{"noisy", func(env envs.Env, src rand.Source) (*Result, error) {
-		return Run(env, Config{Episodes: 3, Method: FunctionalNoise, Sigma: 0.5, Src: src})
-	}}
-	a, err := ReturnCurves([]Setting{dqn, noisy}, 3, 9, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(a) != 2 || len(a[0]) != 3 || len(a[1][2]) != 3 {
-		t.Fatalf("shape %d × %d × %d", len(a), len(a[0]), len(a[1][2]))
-	}
-	one, _ := Run(wangHegde(), Config{Episodes: 3, Src: rand.NewPCG(9, 2)})
-	if !reflect.DeepEqual(one.Returns, a[0][2]) {
-		t.Error("seed 2 of the first setting is not rand.NewPCG(9, 2)'s run")
-	}
-}
-
 // TestBadInputErrors: nil environments and bad BGP16/Algorithm 1 configurations are errors, not panics
 // (RunBGP16 with a negative Bins panicked).
 func TestBadInputErrors(t *testing.T) {

@@ -1,4 +1,4 @@
-package expertdp
+package sharma
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/expertdp"
 	"github.com/dprl-project/dprl/dprl/figure"
 )
 
@@ -18,7 +19,7 @@ import (
 func Fig3Jobs(envs []string, eps []float64, seeds int) []Job {
 	var jobs []Job
 	for _, env := range envs {
-		for _, alg := range []Algorithm{CQL, BCQ} {
+		for _, alg := range []expertdp.Algorithm{expertdp.CQL, expertdp.BCQ} {
 			for s := range seeds {
 				jobs = append(jobs, Job{Tag: "fig3", Env: env, Algorithm: alg, Method: NonPrivate, Seed: s})
 				for _, e := range eps {
@@ -39,9 +40,9 @@ func Fig4Jobs(ms []int, seeds int) []Job {
 	for _, m := range ms {
 		for s := range seeds {
 			jobs = append(jobs,
-				Job{Tag: "fig4", Env: "acrobot", Algorithm: CQL, Method: NonPrivate, Experts: m, Seed: s},
-				Job{Tag: "fig4", Env: "acrobot", Algorithm: CQL, Method: Ours, Epsilon: 10, Split: PaperSplit("acrobot", 10, 1, false), Experts: m, Seed: s},
-				Job{Tag: "fig4", Env: "acrobot", Algorithm: CQL, Method: ExpertDPSGD, Epsilon: 10, Experts: m, Seed: s})
+				Job{Tag: "fig4", Env: "acrobot", Algorithm: expertdp.CQL, Method: NonPrivate, Experts: m, Seed: s},
+				Job{Tag: "fig4", Env: "acrobot", Algorithm: expertdp.CQL, Method: Ours, Epsilon: 10, Split: PaperSplit("acrobot", 10, 1, false), Experts: m, Seed: s},
+				Job{Tag: "fig4", Env: "acrobot", Algorithm: expertdp.CQL, Method: ExpertDPSGD, Epsilon: 10, Experts: m, Seed: s})
 		}
 	}
 	return jobs
@@ -53,7 +54,7 @@ func Fig4Jobs(ms []int, seeds int) []Job {
 func Table2Jobs(seeds int) []Job {
 	var jobs []Job
 	for s := range seeds {
-		for _, alg := range []Algorithm{CQL, BCQ} {
+		for _, alg := range []expertdp.Algorithm{expertdp.CQL, expertdp.BCQ} {
 			for _, p := range []float64{0, PaperP("cartpole", alg, 10), 1} {
 				jobs = append(jobs, Job{Tag: "table2-p", Env: "cartpole", Algorithm: alg, Method: Ours, Epsilon: 10, Split: PaperSplit("cartpole", 10, 1, false), P: p, Seed: s})
 			}
@@ -65,8 +66,8 @@ func Table2Jobs(seeds int) []Job {
 			low := PaperSplit("cartpole", c.eps, 1, true)
 			low.T = PaperSplit(c.env, c.eps, 1, true).T
 			jobs = append(jobs,
-				Job{Tag: "table2-low", Env: c.env, Algorithm: BCQ, Method: Ours, Epsilon: c.eps, Split: low, P: 0.5, Seed: s},
-				Job{Tag: "table2-low", Env: c.env, Algorithm: BCQ, Method: ExpertDPSGD, Epsilon: c.eps, Seed: s})
+				Job{Tag: "table2-low", Env: c.env, Algorithm: expertdp.BCQ, Method: Ours, Epsilon: c.eps, Split: low, P: 0.5, Seed: s},
+				Job{Tag: "table2-low", Env: c.env, Algorithm: expertdp.BCQ, Method: ExpertDPSGD, Epsilon: c.eps, Seed: s})
 		}
 	}
 	return jobs
@@ -188,7 +189,7 @@ func series(name string, all, sel []Outcome, x func(Outcome) float64) figure.Ser
 // expert-level DP-SGD for both learners, mean ± std over seeds.
 func Fig3Plot(all []Outcome, env string) (*plot.Plot, error) {
 	var ss []figure.Series
-	for _, alg := range []Algorithm{CQL, BCQ} {
+	for _, alg := range []expertdp.Algorithm{expertdp.CQL, expertdp.BCQ} {
 		for _, m := range []Method{Ours, ExpertDPSGD} {
 			sel := Select(all, func(o Outcome) bool { return o.Tag == "fig3" && o.Env == env && o.Algorithm == alg && o.Method == m })
 			ss = append(ss, series(fmt.Sprintf("%v %v", alg, m), all, sel, func(o Outcome) float64 { return o.Epsilon }))
@@ -214,7 +215,7 @@ func Fig4Plot(all []Outcome) (*plot.Plot, error) {
 func Summary(all, sel []Outcome) [][]string {
 	type key struct {
 		tag, env   string
-		alg        Algorithm
+		alg        expertdp.Algorithm
 		method     Method
 		eps, p, e1 float64
 		m          int

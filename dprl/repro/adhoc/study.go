@@ -12,8 +12,8 @@ import (
 
 	"gonum.org/v1/plot"
 
-	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/audit"
+	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/figure"
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/envs"

@@ -1,16 +1,17 @@
-package fnq
+package wanghegde2019
 
 import (
 	"math/rand/v2"
 
 	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/fnq"
 	"github.com/dprl-project/dprl/envs"
 )
 
 // Setting is one labelled learner for ReturnCurves: Run trains it once on a fresh environment from src.
 type Setting struct {
 	Name string
-	Run  func(env envs.Env, src rand.Source) (*Result, error)
+	Run  func(env envs.Env, src rand.Source) (*fnq.Result, error)
 }
 
 // ReturnCurves runs every setting for each of seeds seeds on its own fresh Wang–Hegde environment, in

@@ -1,10 +1,6 @@
-package policyeval
+package xie2019
 
 import (
-	"fmt"
-	"math"
-	"math/rand/v2"
-
 	"github.com/dprl-project/dprl/envs"
 )
 
@@ -44,40 +40,3 @@ func HIVThreshold() envs.Policy {
 // Explore mixes a deterministic policy with uniform actions: the greedy action gets 1 − (|A|−1)·p and the
 // others p each (a behaviour policy that covers every action, so importance ratios exist).
 func Explore(p envs.Policy, pEach float64) envs.Policy { return envs.MixMin{Base: p, PMin: pEach} }
-
-// Collect gathers n trajectories of env (a registry name) under the behaviour policy.
-func CollectTrajectories(env string, behaviour envs.Policy, n int, src rand.Source) ([]envs.Trajectory, error) {
-	e, err := envs.Make(env)
-	if err != nil {
-		return nil, err
-	}
-	return envs.Collect(e, behaviour, n, src, 0)
-}
-
-// TuneStep picks, from the grid, the constant step size whose GPOPE run (cfg with Step replaced) has the
-// smallest MSPBE on public data: Xie et al. tune the step size "on similar public data" so that tuning costs
-// no privacy. It returns the best step and the MSPBE at each grid point (NaN where GPOPE diverged).
-func TuneStep(public []FeatureTrajectory, mo *Moments, cfg GPOPEConfig, grid []float64) (best float64, mspbe []float64, err error) {
-	if len(grid) == 0 {
-		return 0, nil, fmt.Errorf("policyeval: empty step-size grid")
-	}
-	bestVal := math.Inf(1)
-	for _, a := range grid {
-		c := cfg
-		c.Step = Constant(a)
-		th, err := GPOPE(public, c)
-		if err != nil {
-			mspbe = append(mspbe, math.NaN())
-			continue
-		}
-		v := mo.MSPBE(th)
-		mspbe = append(mspbe, v)
-		if v < bestVal {
-			bestVal, best = v, a
-		}
-	}
-	if math.IsInf(bestVal, 1) {
-		return 0, mspbe, fmt.Errorf("policyeval: GPOPE diverged at every step size of the grid")
-	}
-	return best, mspbe, nil
-}

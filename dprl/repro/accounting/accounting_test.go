@@ -110,7 +110,7 @@ func TestPaperTables(t *testing.T) {
 	}
 	near(t, "Balle α", cell(t, b, 0, "α"), 122.39, 1e-3)
 	near(t, "Balle β", cell(t, b, 0, "β"), 5.953e-4, 1e-3)
-	x, err := XieTable([]XieRow{{1000, 1000, 1}})
+	x, err := Table([]Row{{1000, 1000, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

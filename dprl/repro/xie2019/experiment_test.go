@@ -1,4 +1,4 @@
-package policyeval
+package xie2019
 
 import (
 	"math"
@@ -9,13 +9,14 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/dprl-project/dprl/dprl/policyeval"
 	"github.com/dprl-project/dprl/envs"
 )
 
 // TestSaddlePoint: the GTD2 objective's inner maximum is ½ MSPBE, attained at w*(θ), and perturbing w
 // lowers it.
 func TestSaddlePoint(t *testing.T) {
-	d, err := XieChain()
+	d, err := Chain()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func TestSaddlePoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mo, _ := SampleMoments(ft, d.Gamma)
+	mo, _ := policyeval.SampleMoments(ft, d.Gamma)
 	// Regularise C's unvisited diagonal (the absorbing state) so that w* exists.
 	for i := range 40 {
 		if mo.C.At(i, i) == 0 {
@@ -55,12 +56,12 @@ func TestSaddlePoint(t *testing.T) {
 // TestGradientIsTheSaddleGradient: a trajectory's stacked gradient is [∇_θ L̂; −∇_w L̂] for the Lagrangian of
 // that trajectory's own moments, checked by central differences.
 func TestGradientIsTheSaddleGradient(t *testing.T) {
-	d, err := XieMountainCar(true, 5)
+	d, err := MountainCar(true, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, ft, _ := d.Draw(3, rand.NewPCG(3, 3))
-	mo, _ := SampleMoments(ft[:1], d.Gamma)
+	mo, _ := policyeval.SampleMoments(ft[:1], d.Gamma)
 	dim := d.Dim()
 	rng := rand.New(rand.NewPCG(4, 4))
 	theta, w := make([]float64, dim), make([]float64, dim)
@@ -68,7 +69,7 @@ func TestGradientIsTheSaddleGradient(t *testing.T) {
 		theta[i], w[i] = rng.NormFloat64(), rng.NormFloat64()
 	}
 	g := make([]float64, 2*dim)
-	Gradient(g, ft[0], d.Gamma, theta, w)
+	policyeval.Gradient(g, ft[0], d.Gamma, theta, w)
 	const h = 1e-6
 	for i := range dim {
 		for k, x := range [][]float64{theta, w} {
@@ -89,8 +90,8 @@ func TestGradientIsTheSaddleGradient(t *testing.T) {
 	}
 }
 
-func smallConfig() XieConfig {
-	return XieConfig{N: []int{500, 1000}, Epsilons: []float64{1}, Delta: 1e-5, Trials: 3, Seed: 7,
+func smallConfig() Config {
+	return Config{N: []int{500, 1000}, Epsilons: []float64{1}, Delta: 1e-5, Trials: 3, Seed: 7,
 		Steps: []float64{1e-3, 1e-2, 0.1}, TuneRuns: 2, LSWDelta: 0.1, LSLC: 100}
 }
 
@@ -98,12 +99,12 @@ func smallConfig() XieConfig {
 // sample; non-private LSTD beats the trivial θ = 0 by orders of magnitude; DP-LSW's noise matches its own
 // release; and the results are the same bit for bit with one worker or two.
 func TestXieExperimentChain(t *testing.T) {
-	d, err := XieChain()
+	d, err := Chain()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := smallConfig()
-	tu, err := XieTune(d, cfg, nil)
+	tu, err := Tune(d, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,12 +117,12 @@ func TestXieExperimentChain(t *testing.T) {
 		}
 	}
 	cfg.Workers = 1
-	rows, err := XieExperiment(d, cfg, tu, nil)
+	rows, err := Experiment(d, cfg, tu, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Workers = 2
-	rows2, _ := XieExperiment(d, cfg, tu, nil)
+	rows2, _ := Experiment(d, cfg, tu, nil)
 	if !reflect.DeepEqual(rows, rows2) {
 		t.Fatal("rows differ between 1 and 2 workers")
 	}
@@ -130,9 +131,9 @@ func TestXieExperimentChain(t *testing.T) {
 		t.Fatalf("%d rows, want %d", len(rows), want)
 	}
 	ns := []float64{500, 1000}
-	byN := func(r XieRow) float64 { return float64(r.N) }
-	zero := XieCurve(rows, MethodZero, 1, ns, byN)
-	lstd := XieCurve(rows, MethodLSTD, 1, ns, byN)
+	byN := func(r Row) float64 { return float64(r.N) }
+	zero := Curve(rows, MethodZero, 1, ns, byN)
+	lstd := Curve(rows, MethodLSTD, 1, ns, byN)
 	for tr := range 3 {
 		for i := range ns {
 			if !(lstd[tr][i] < zero[tr][i]/1000) {
@@ -157,7 +158,7 @@ func TestXieExperimentChain(t *testing.T) {
 	zeroVec := make([]float64, 40)
 	over := 0
 	for _, tr := range pub {
-		Gradient(g, tr, d.Gamma, zeroVec, zeroVec)
+		policyeval.Gradient(g, tr, d.Gamma, zeroVec, zeroVec)
 		if floats.Norm(g, 2) > d.Clip {
 			over++
 		}
@@ -170,17 +171,17 @@ func TestXieExperimentChain(t *testing.T) {
 // TestXieStepSweep: the noiseless runs beat the noisy ones at a small step, and a huge step diverges or
 // gets a huge MSPBE.
 func TestXieStepSweep(t *testing.T) {
-	d, _ := XieChain()
+	d, _ := Chain()
 	cfg := smallConfig()
 	cfg.Steps = []float64{0.3, 1000}
-	rows, err := XieStepSweep(d, cfg, 1000, 1, nil)
+	rows, err := StepSweep(d, cfg, 1000, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	steps := []float64{0.3, 1000}
-	byStep := func(r XieRow) float64 { return r.Step }
-	noisy := XieCurve(rows, MethodGPOPEAtStep, 1, steps, byStep)
-	clean := XieCurve(rows, MethodGTD2AtStep, 1, steps, byStep)
+	byStep := func(r Row) float64 { return r.Step }
+	noisy := Curve(rows, MethodGPOPEAtStep, 1, steps, byStep)
+	clean := Curve(rows, MethodGTD2AtStep, 1, steps, byStep)
 	for tr := range 3 {
 		if !(clean[tr][0] < noisy[tr][0]) {
 			t.Errorf("trial %d: GTD2 %g, GPOPE %g at step 0.3", tr, clean[tr][0], noisy[tr][0])
@@ -192,20 +193,20 @@ func TestXieStepSweep(t *testing.T) {
 }
 
 func TestXieConfigErrors(t *testing.T) {
-	d, _ := XieChain()
+	d, _ := Chain()
 	for _, c := range []struct {
-		mod  func(*XieConfig)
+		mod  func(*Config)
 		want string
 	}{
-		{func(c *XieConfig) { c.Epsilons = []float64{0} }, "epsilon = 0 is outside the allowed range (0, ∞)"},
-		{func(c *XieConfig) { c.Delta = 1 }, "Delta = 1 is outside the allowed range (0, 1)"},
-		{func(c *XieConfig) { c.Trials = 0 }, "Trials = 0"},
-		{func(c *XieConfig) { c.Steps = nil }, "step grid"},
-		{func(c *XieConfig) { c.N = []int{100}; c.Epsilons = []float64{0.1} }, "n = 100, T = 100, ε = 0.1"},
+		{func(c *Config) { c.Epsilons = []float64{0} }, "epsilon = 0 is outside the allowed range (0, ∞)"},
+		{func(c *Config) { c.Delta = 1 }, "Delta = 1 is outside the allowed range (0, 1)"},
+		{func(c *Config) { c.Trials = 0 }, "Trials = 0"},
+		{func(c *Config) { c.Steps = nil }, "step grid"},
+		{func(c *Config) { c.N = []int{100}; c.Epsilons = []float64{0.1} }, "n = 100, T = 100, ε = 0.1"},
 	} {
 		cfg := smallConfig()
 		c.mod(&cfg)
-		_, err := XieTune(d, cfg, nil)
+		_, err := Tune(d, cfg, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("got %v, want an error containing %q", err, c.want)
 		}
@@ -213,11 +214,11 @@ func TestXieConfigErrors(t *testing.T) {
 	if _, _, err := d.Draw(0, rand.NewPCG(1, 1)); err == nil || !strings.Contains(err.Error(), "n = 0") {
 		t.Errorf("Draw(0): %v", err)
 	}
-	if _, err := GPOPE(nil, GPOPEConfig{}); err == nil {
+	if _, err := policyeval.GPOPE(nil, policyeval.GPOPEConfig{}); err == nil {
 		t.Error("GPOPE on an empty dataset")
 	}
 	_, ft, _ := d.Draw(5, rand.NewPCG(1, 1))
-	if _, err := GPOPE(ft, GPOPEConfig{Gamma: 0.9, Iterations: 1, Clip: math.NaN(), Step: Constant(1), Src: rand.NewPCG(1, 1)}); err == nil || !strings.Contains(err.Error(), "Clip = NaN") {
+	if _, err := policyeval.GPOPE(ft, policyeval.GPOPEConfig{Gamma: 0.9, Iterations: 1, Clip: math.NaN(), Step: policyeval.Constant(1), Src: rand.NewPCG(1, 1)}); err == nil || !strings.Contains(err.Error(), "Clip = NaN") {
 		t.Errorf("NaN clip: %v", err)
 	}
 }
@@ -225,7 +226,7 @@ func TestXieConfigErrors(t *testing.T) {
 // TestXieHIV: the HIV domain's pool draws without replacement, refuses more trajectories than it holds, and
 // its off-policy moments give WIS-LSTD a far smaller MSPBE than θ = 0.
 func TestXieHIV(t *testing.T) {
-	d, err := XieHIV(30, 30)
+	d, err := HIV(30, 30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func TestXieHIV(t *testing.T) {
 	if _, _, err := d.Draw(31, rand.NewPCG(1, 1)); err == nil || !strings.Contains(err.Error(), "[1, 30]") {
 		t.Errorf("overdraw: %v", err)
 	}
-	th, _ := WISLSTD(ft, d.Gamma, 1e-6)
+	th, _ := policyeval.WISLSTD(ft, d.Gamma, 1e-6)
 	if z := d.True.MSPBE(make([]float64, 64)); !(d.True.MSPBE(th) < z/2) {
 		t.Errorf("WIS-LSTD %g vs θ = 0 %g", d.True.MSPBE(th), z)
 	}
@@ -257,16 +258,16 @@ func TestXieHIV(t *testing.T) {
 // step without noise (same stream, so the same trajectory) is z, whose coordinates must be N(0, σ²): mean
 // within 4 standard errors of 0 and variance within 4 standard errors of σ².
 func TestGPOPENoiseMatchesSigma(t *testing.T) {
-	d, _ := XieChain()
+	d, _ := Chain()
 	_, ft, _ := d.Draw(50, rand.NewPCG(1, 1))
 	const sigma, runs = 2.5, 400
 	var sum, sumSq float64
 	k := 0
 	for i := range runs {
-		cfg := GPOPEConfig{Gamma: d.Gamma, Iterations: 1, Step: Constant(1), Clip: 1, NonPrivate: true, Src: rand.NewPCG(uint64(i), 9)}
-		clean, _ := GPOPE(ft, cfg)
+		cfg := policyeval.GPOPEConfig{Gamma: d.Gamma, Iterations: 1, Step: policyeval.Constant(1), Clip: 1, NonPrivate: true, Src: rand.NewPCG(uint64(i), 9)}
+		clean, _ := policyeval.GPOPE(ft, cfg)
 		cfg.Sigma, cfg.NonPrivate, cfg.Src = sigma, false, rand.NewPCG(uint64(i), 9)
-		noisy, _ := GPOPE(ft, cfg)
+		noisy, _ := policyeval.GPOPE(ft, cfg)
 		for j := range clean {
 			z := clean[j] - noisy[j]
 			sum += z
@@ -287,13 +288,13 @@ func TestGPOPENoiseMatchesSigma(t *testing.T) {
 // TestDiminishingSteps: α_t = α0/(1 + t/τ) halves at t = τ, and GTD2 with it converges on the chain (noise
 // free) below a twentieth of θ = 0's MSPBE.
 func TestDiminishingSteps(t *testing.T) {
-	s := Diminishing(0.8, 100)
+	s := policyeval.Diminishing(0.8, 100)
 	if s(0) != 0.8 || math.Abs(s(100)-0.4) > 1e-15 {
 		t.Fatalf("α_0 = %g, α_100 = %g", s(0), s(100))
 	}
-	d, _ := XieChain()
+	d, _ := Chain()
 	_, ft, _ := d.Draw(500, rand.NewPCG(2, 2))
-	th, err := GPOPE(ft, GPOPEConfig{Gamma: d.Gamma, Iterations: 20000, Step: Diminishing(1, 5000), Clip: 1e6, NonPrivate: true, Src: rand.NewPCG(3, 3)})
+	th, err := policyeval.GPOPE(ft, policyeval.GPOPEConfig{Gamma: d.Gamma, Iterations: 20000, Step: policyeval.Diminishing(1, 5000), Clip: 1e6, NonPrivate: true, Src: rand.NewPCG(3, 3)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,8 +305,8 @@ func TestDiminishingSteps(t *testing.T) {
 
 func TestXieTableCSV(t *testing.T) {
 	var b strings.Builder
-	rows := []XieRow{{Method: MethodGPOPE, N: 10, Epsilon: 0.5, Trial: 1, Step: 0.01, Sigma: 2, ClippedShare: 0.25, MSPBE: 1.5e-3}}
-	if err := XieTable(rows).WriteCSV(&b); err != nil {
+	rows := []Row{{Method: MethodGPOPE, N: 10, Epsilon: 0.5, Trial: 1, Step: 0.01, Sigma: 2, ClippedShare: 0.25, MSPBE: 1.5e-3}}
+	if err := Table(rows).WriteCSV(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := "method,n,epsilon,trial,step,sigma,clipped_share,mspbe\nGPOPE (tuned step),10,0.5,1,0.01,2,0.25,0.0015\n"
@@ -318,11 +319,11 @@ func TestXieTableCSV(t *testing.T) {
 // trajectories are collected in parallel, each chunk with its own policy: a shared envs.Greedy's scratch
 // buffer once made them differ from run to run).
 func TestXieDomainsDeterministic(t *testing.T) {
-	a, err := XieMountainCar(true, 300)
+	a, err := MountainCar(true, 300)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := XieMountainCar(true, 300)
+	b, _ := MountainCar(true, 300)
 	if a.MomentTransitions != b.MomentTransitions || a.Clip != b.Clip || !reflect.DeepEqual(a.True, b.True) {
 		t.Errorf("two constructions differ: %d vs %d transitions, C %g vs %g", a.MomentTransitions, b.MomentTransitions, a.Clip, b.Clip)
 	}
@@ -330,5 +331,22 @@ func TestXieDomainsDeterministic(t *testing.T) {
 	_, fb, _ := b.Draw(300, rand.NewPCG(1, 1))
 	if !reflect.DeepEqual(fa, fb) {
 		t.Error("the same draw differs between the two constructions")
+	}
+}
+
+func TestHeuristicPolicies(t *testing.T) {
+	// The energy policy reaches the Mountain Car goal from every start, well inside the 200-step limit.
+	tr, err := policyeval.CollectTrajectories("mountaincar", MountainCarEnergy(), 30, rand.NewPCG(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range tr {
+		if last := x.Steps[len(x.Steps)-1]; !last.Terminated {
+			t.Fatalf("episode %d: %d steps, terminated %v", i, len(x.Steps), last.Terminated)
+		}
+	}
+	// The HIV rule treats at the unhealthy start (log10 V ≈ 4.8) with both drugs.
+	if a := envs.Act(HIVThreshold(), []float64{5.2, 0.7, 4.1, 1.7, 4.8, 1.4}, rand.New(rand.NewPCG(1, 1)), nil); a != 3 {
+		t.Errorf("HIV rule chose %d at the start state", a)
 	}
 }

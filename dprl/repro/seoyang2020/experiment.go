@@ -1,10 +1,11 @@
-package actorcritic
+package seoyang2020
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/dprl-project/dprl/dprl/actorcritic"
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/envs"
 )
@@ -15,13 +16,13 @@ type Domain struct {
 	Label     string
 	NumStates int
 	MaxSteps  int // the time limit, H in the corrected accounting
-	Base      Config
+	Base      actorcritic.Config
 }
 
 // Domains returns MDP-100 and Taxi with Table 2's settings (γ = 0.99, exploration 0.1 as ALGORITHMS.md
 // §5.5 proposes, δ = 1e−6, ε = 10).
 func Domains() []Domain {
-	common := Config{Episodes: 500, Gamma: 0.99, Explore: 0.1, Epsilon: 10, Delta: 1e-6}
+	common := actorcritic.Config{Episodes: 500, Gamma: 0.99, Explore: 0.1, Epsilon: 10, Delta: 1e-6}
 	mdp := common
 	mdp.AlphaV, mdp.AlphaW, mdp.AlphaU, mdp.Lambda = 0.01, 0.5, 0.5, 0.8
 	taxi := common
@@ -35,26 +36,26 @@ func Domains() []Domain {
 // RunMany runs `runs` independent runs of cfg (with cfg.Src replaced by trial streams from seed) in
 // parallel, deterministically. A corrected configuration without MaxEpisodeLen gets the domain's MaxSteps,
 // the H its accounting uses.
-func (d Domain) RunMany(cfg Config, runs int, seed uint64, progress experiment.Progress) ([]*Result, error) {
+func (d Domain) RunMany(cfg actorcritic.Config, runs int, seed uint64, progress experiment.Progress) ([]*actorcritic.Result, error) {
 	if err := check.AtLeast("runs", runs, 1); err != nil {
 		return nil, err
 	}
-	if cfg.Variant == Corrected && cfg.MaxEpisodeLen == 0 {
+	if cfg.Variant == actorcritic.Corrected && cfg.MaxEpisodeLen == 0 {
 		cfg.MaxEpisodeLen = d.MaxSteps
 	}
-	return experiment.Trials(runs, 0, seed, progress, func(_ int, src rand.Source) (*Result, error) {
+	return experiment.Trials(runs, 0, seed, progress, func(_ int, src rand.Source) (*actorcritic.Result, error) {
 		env, err := envs.Make(d.Name)
 		if err != nil {
 			return nil, err
 		}
 		c := cfg
 		c.Src = src
-		return Run(env, envs.TabularFeatures{N: d.NumStates}, c)
+		return actorcritic.Run(env, envs.TabularFeatures{N: d.NumStates}, c)
 	})
 }
 
 // ReturnsByRun collects the per-episode returns of each run (rows: runs), for figure.Series.
-func ReturnsByRun(rs []*Result) [][]float64 {
+func ReturnsByRun(rs []*actorcritic.Result) [][]float64 {
 	out := make([][]float64, len(rs))
 	for i, r := range rs {
 		out[i] = r.Returns
@@ -63,7 +64,7 @@ func ReturnsByRun(rs []*Result) [][]float64 {
 }
 
 // Traces collects the recorded end-of-episode traces of each run: e_u if actor, else e_v.
-func Traces(rs []*Result, actor bool) [][][]float64 {
+func Traces(rs []*actorcritic.Result, actor bool) [][][]float64 {
 	out := make([][][]float64, len(rs))
 	for i, r := range rs {
 		if actor {
@@ -85,7 +86,7 @@ type Summary struct {
 }
 
 // Summarize computes a Summary over the runs with window k.
-func Summarize(rs []*Result, k int) (Summary, error) {
+func Summarize(rs []*actorcritic.Result, k int) (Summary, error) {
 	if len(rs) == 0 {
 		return Summary{}, fmt.Errorf("actorcritic: no runs to summarize")
 	}

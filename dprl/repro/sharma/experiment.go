@@ -1,4 +1,4 @@
-package expertdp
+package sharma
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/expertdp"
 	"github.com/dprl-project/dprl/dprl/param"
 )
 
@@ -38,7 +39,7 @@ func PaperSplit(env string, eps, delta float64, lowAllocation bool) Split {
 
 // PaperP is Table 1's best p for env, learner and ε (pure DP-SGD, p = 1, when the split gives ε1 = 0;
 // p = 0 when it gives ε2 = 0).
-func PaperP(env string, alg Algorithm, eps float64) float64 {
+func PaperP(env string, alg expertdp.Algorithm, eps float64) float64 {
 	table := map[string][2][3]float64{ // [CQL, BCQ][ε = 5, 7.5, 10]
 		"lunarlander": {{1, 0.8, 0.8}, {1, 0.5, 0.5}},
 		"acrobot":     {{0, 0, 0}, {0, 0, 0}},
@@ -57,9 +58,9 @@ func PaperP(env string, alg Algorithm, eps float64) float64 {
 
 // Setup is one domain's experts, log and normalisation references.
 type Setup struct {
-	Domain  *Domain
-	Experts *Experts
-	Data    *Data
+	Domain  *expertdp.Domain
+	Experts *expertdp.Experts
+	Data    *expertdp.Data
 	PMin    float64
 	// RandomReturn is the uniform policy's mean return and ExpertReturn the best base policy's (greedy, on
 	// the default environment), over the evaluation episode cap: normalised return 0 and 1.
@@ -78,7 +79,7 @@ type SetupConfig struct {
 
 // NewSetup trains the bases, derives the experts, generates the log and measures the references.
 func NewSetup(env string, cfg SetupConfig) (*Setup, error) {
-	d, err := DomainByName(env)
+	d, err := expertdp.DomainByName(env)
 	if err != nil {
 		return nil, fmt.Errorf("expertdp: env = %q is not a known environment (allowed: cartpole, acrobot, lunarlander, hiv)", env)
 	}
@@ -88,11 +89,11 @@ func NewSetup(env string, cfg SetupConfig) (*Setup, error) {
 	if cfg.RefEpisodes == 0 {
 		cfg.RefEpisodes = 20
 	}
-	e, err := NewExperts(d, ExpertsConfig{Bases: cfg.Bases, Experts: cfg.Experts, Workers: cfg.Workers, Seed: cfg.Seed, Progress: cfg.Progress})
+	e, err := expertdp.NewExperts(d, expertdp.ExpertsConfig{Bases: cfg.Bases, Experts: cfg.Experts, Workers: cfg.Workers, Seed: cfg.Seed, Progress: cfg.Progress})
 	if err != nil {
 		return nil, err
 	}
-	data, err := GenerateData(e, DataConfig{PerExpert: cfg.PerExpert, PMin: cfg.PMin, Workers: cfg.Workers, Seed: cfg.Seed + 1, Progress: cfg.Progress})
+	data, err := expertdp.GenerateData(e, expertdp.DataConfig{PerExpert: cfg.PerExpert, PMin: cfg.PMin, Workers: cfg.Workers, Seed: cfg.Seed + 1, Progress: cfg.Progress})
 	if err != nil {
 		return nil, err
 	}
@@ -104,11 +105,11 @@ func NewSetup(env string, cfg SetupConfig) (*Setup, error) {
 		act := func([]float64) int { return rng.IntN(d.NumActions) }
 		if i > 0 {
 			p := e.BaseParams[i-1]
-			act = func(o []float64) int { return d.act(p, o) }
+			act = func(o []float64) int { return d.Act(p, o) }
 		}
 		total := 0.0
 		for range cfg.RefEpisodes {
-			r, err := episodeReturn(env, rand.NewPCG(rng.Uint64(), rng.Uint64()), act)
+			r, err := expertdp.EpisodeReturn(env, rand.NewPCG(rng.Uint64(), rng.Uint64()), act)
 			if err != nil {
 				return 0, err
 			}
@@ -151,7 +152,7 @@ func (m Method) String() string {
 type Job struct {
 	Tag       string // the figure or table the job belongs to
 	Env       string
-	Algorithm Algorithm
+	Algorithm expertdp.Algorithm
 	Method    Method
 	Epsilon   float64 // overall ε (δ = 1/m)
 	Split     Split   // Ours only; its δ1 and δ2 are fractions of δ = 1/m (PaperSplit with δ = 1)
@@ -175,10 +176,10 @@ type Outcome struct {
 
 // ExperimentConfig is shared by every job.
 type ExperimentConfig struct {
-	Learner    LearnerConfig // Algorithm is set per job
-	Batch      int           // b (128)
-	Steps      int           // steps per run; private runs calibrate s to spend ε2 in exactly these steps
-	Accounting Accounting
+	Learner    expertdp.LearnerConfig // Algorithm is set per job
+	Batch      int                    // b (128)
+	Steps      int                    // steps per run; private runs calibrate s to spend ε2 in exactly these steps
+	Accounting expertdp.Accounting
 	Workers    int
 	Seed       uint64
 	Progress   experiment.Progress // one unit per job
@@ -210,9 +211,9 @@ func RunJobs(setups map[string]*Setup, jobs []Job, cfg ExperimentConfig) ([]Outc
 		rng := rand.New(src)
 		learner := cfg.Learner
 		learner.Algorithm = j.Algorithm
-		tc := TrainConfig{Learner: learner, Batch: cfg.Batch, MaxSteps: cfg.Steps, Accounting: cfg.Accounting, Seed: rng.Uint64()}
+		tc := expertdp.TrainConfig{Learner: learner, Batch: cfg.Batch, MaxSteps: cfg.Steps, Accounting: cfg.Accounting, Seed: rng.Uint64()}
 		out := Outcome{Job: j}
-		var rel *Release
+		var rel *expertdp.Release
 		switch j.Method {
 		case NonPrivate:
 			tc.NonPrivate = true
@@ -233,7 +234,7 @@ func RunJobs(setups map[string]*Setup, jobs []Job, cfg ExperimentConfig) ([]Outc
 			}
 			if sp.Eps1 > 0 {
 				var err error
-				rel, err = DataRelease(data, experts, ReleaseParams{Epsilon: sp.Eps1, Delta: sp.Delta1, PMin: s.PMin, T: sp.T, Src: rand.NewPCG(rng.Uint64(), rng.Uint64())})
+				rel, err = expertdp.DataRelease(data, experts, expertdp.ReleaseParams{Epsilon: sp.Eps1, Delta: sp.Delta1, PMin: s.PMin, T: sp.T, Src: rand.NewPCG(rng.Uint64(), rng.Uint64())})
 				if err != nil {
 					return Outcome{}, err
 				}
@@ -245,7 +246,7 @@ func RunJobs(setups map[string]*Setup, jobs []Job, cfg ExperimentConfig) ([]Outc
 				return out, nil
 			}
 		}
-		res, err := Train(data, rel, s.Domain, tc)
+		res, err := expertdp.Train(data, rel, s.Domain, tc)
 		if err != nil {
 			return Outcome{}, err
 		}

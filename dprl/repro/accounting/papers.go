@@ -4,11 +4,12 @@ import (
 	"fmt"
 
 	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/repro/seoyang2020"
 
 	"math"
 
-	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/actorcritic"
+	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/expertdp"
 	"github.com/dprl-project/dprl/dprl/fnq"
 	"github.com/dprl-project/dprl/dprl/policyeval"
@@ -57,16 +58,16 @@ func BalleTable(privacy [][2]float64, dims []int) (*experiment.Table, error) {
 	return t, nil
 }
 
-// XieRow is one GPOPE calibration: n trajectories, T steps, target ε at δ = 1e−5 with clip C = 1.
-type XieRow struct {
+// Row is one GPOPE calibration: n trajectories, T steps, target ε at δ = 1e−5 with clip C = 1.
+type Row struct {
 	N, T int
 	Eps  float64
 }
 
-// XieTable calibrates GPOPE's σ by the paper's accounting (WBK Theorem 9, replace-one, Δ = 2C) and shows
+// Table calibrates GPOPE's σ by the paper's accounting (WBK Theorem 9, replace-one, Δ = 2C) and shows
 // Theorem 1's implied constant c₂ = σ/(C√(T ln(1/δ))/(nε)) and the ε that the common Poisson add/remove
 // accounting (Δ = C) gives the same σ (ALGORITHMS.md §1.3).
-func XieTable(rows []XieRow) (*experiment.Table, error) {
+func Table(rows []Row) (*experiment.Table, error) {
 	const delta, clip = 1e-5, 1.0
 	t := &experiment.Table{Columns: []string{"n", "T", "target ε", "σ (paper accounting)", "implied c₂", "ε, Poisson add/remove, same σ"}}
 	for i, r := range rows {
@@ -151,11 +152,11 @@ func SeoYangTable(epsilons []float64, delta float64) (*experiment.Table, error) 
 			return nil, err
 		}
 		s := actorcritic.PublishedSigma(e, delta)
-		e100, err := actorcritic.ComposedPublishedEpsilon(s, 100, delta)
+		e100, err := seoyang2020.ComposedPublishedEpsilon(s, 100, delta)
 		if err != nil {
 			return nil, err
 		}
-		e1e4, err := actorcritic.ComposedPublishedEpsilon(s, 10000, delta)
+		e1e4, err := seoyang2020.ComposedPublishedEpsilon(s, 10000, delta)
 		if err != nil {
 			return nil, err
 		}

@@ -1,4 +1,4 @@
-package policyeval
+package xie2019
 
 import (
 	"fmt"
@@ -10,14 +10,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/policyeval"
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
 )
 
-// XieDomain is one of Xie et al.'s evaluation problems, ready for trials: how to draw n behaviour
+// Domain is one of Xie et al.'s evaluation problems, ready for trials: how to draw n behaviour
 // trajectories, their features, the population moments of the MSPBE, GPOPE's clip bound and, where the paper
 // runs it, DP-LSW's public problem.
-type XieDomain struct {
+type Domain struct {
 	Name      string
 	Gamma     float64
 	OffPolicy bool
@@ -26,7 +27,7 @@ type XieDomain struct {
 	RewardScale float64
 	// True holds the population moments: exact on the chain, estimated from an independent sample of
 	// MomentTransitions transitions elsewhere.
-	True              *Moments
+	True              *policyeval.Moments
 	MomentTransitions int
 	// Clip is GPOPE's C: the largest per-trajectory gradient norm seen on a public sample (200 fresh
 	// trajectories; HIV: the moments sample) at θ = w = 0 and at
@@ -39,7 +40,7 @@ type XieDomain struct {
 	// LSW is DP-LSW's (and DP-LSL's) public problem over LSWStates first-visit states, nil where the paper
 	// does not run output perturbation. LSL says whether DP-LSL runs too: its analysis needs finitely many
 	// states, so the paper runs it on the chain only.
-	LSW       *Problem
+	LSW       *policyeval.Problem
 	LSL       bool
 	LSWStates int
 	LSWState  func(obs []float64) int
@@ -54,19 +55,19 @@ type XieDomain struct {
 }
 
 // Draw returns n behaviour trajectories (rewards scaled) and their feature view.
-func (d *XieDomain) Draw(n int, src rand.Source) ([]envs.Trajectory, []FeatureTrajectory, error) {
+func (d *Domain) Draw(n int, src rand.Source) ([]envs.Trajectory, []policyeval.FeatureTrajectory, error) {
 	return d.drawWith(d.draw, n, src)
 }
 
 // DrawPublic is Draw for the public tuning data: independent of every private sample.
-func (d *XieDomain) DrawPublic(n int, src rand.Source) ([]envs.Trajectory, []FeatureTrajectory, error) {
+func (d *Domain) DrawPublic(n int, src rand.Source) ([]envs.Trajectory, []policyeval.FeatureTrajectory, error) {
 	if d.drawPublic == nil {
 		return d.Draw(n, src)
 	}
 	return d.drawWith(d.drawPublic, n, src)
 }
 
-func (d *XieDomain) drawWith(draw func(int, rand.Source) ([]envs.Trajectory, error), n int, src rand.Source) ([]envs.Trajectory, []FeatureTrajectory, error) {
+func (d *Domain) drawWith(draw func(int, rand.Source) ([]envs.Trajectory, error), n int, src rand.Source) ([]envs.Trajectory, []policyeval.FeatureTrajectory, error) {
 	if n < 1 {
 		return nil, nil, fmt.Errorf("policyeval: n = %d trajectories is outside the allowed range [1, ∞)", n)
 	}
@@ -78,12 +79,12 @@ func (d *XieDomain) drawWith(draw func(int, rand.Source) ([]envs.Trajectory, err
 	if d.target != nil {
 		target = d.target()
 	}
-	ft, err := Featurize(tr, d.feats(), target)
+	ft, err := policyeval.Featurize(tr, d.feats(), target)
 	return tr, ft, err
 }
 
 // Dim is the number of features.
-func (d *XieDomain) Dim() int { return d.feats().Dim() }
+func (d *Domain) Dim() int { return d.feats().Dim() }
 
 // collectScaled collects n trajectories with newEnv and newPolicy on up to GOMAXPROCS goroutines, each
 // chunk with its own environment, policy (policies such as envs.Greedy keep scratch buffers) and stream, so
@@ -109,19 +110,19 @@ func collectScaled(newEnv func() envs.Env, newPolicy func() envs.Policy, n int, 
 }
 
 // GradientNorms returns each trajectory's stacked-gradient norm at x = [θ; w] (before clipping).
-func GradientNorms(ft []FeatureTrajectory, gamma float64, theta, w []float64) []float64 {
+func GradientNorms(ft []policyeval.FeatureTrajectory, gamma float64, theta, w []float64) []float64 {
 	g := make([]float64, 2*len(theta))
 	out := make([]float64, len(ft))
 	for i, tr := range ft {
-		Gradient(g, tr, gamma, theta, w)
+		policyeval.Gradient(g, tr, gamma, theta, w)
 		out[i] = floats.Norm(g, 2)
 	}
 	return out
 }
 
-// clipBound is XieDomain.Clip's rule on a public sample.
-func clipBound(ft []FeatureTrajectory, gamma float64) (float64, error) {
-	theta, err := LSTD(ft, gamma, 1e-6)
+// clipBound is Domain.Clip's rule on a public sample.
+func clipBound(ft []policyeval.FeatureTrajectory, gamma float64) (float64, error) {
+	theta, err := policyeval.LSTD(ft, gamma, 1e-6)
 	if err != nil {
 		return 0, err
 	}
@@ -134,12 +135,12 @@ func clipBound(ft []FeatureTrajectory, gamma float64) (float64, error) {
 	return math.Ceil(c/p) * p, nil
 }
 
-// XieChain is the chain of Xie et al.'s Fig. 1, in Balle et al.'s configuration (ALGORITHMS.md §1.6: 40
+// Chain is the chain of Xie et al.'s Fig. 1, in Balle et al.'s configuration (ALGORITHMS.md §1.6: 40
 // states, stay or advance with probability ½, reward 1 on reaching the absorbing state, γ = 0.99, start
 // uniform, 200-step limit), with tabular features and exact moments; DP-LSW and DP-LSL use Balle's 39-state
 // problem with the chain's tight public return bound F = 1.
-func XieChain() (*XieDomain, error) {
-	setup, err := NewBalleSetup()
+func Chain() (*Domain, error) {
+	setup, err := policyeval.NewBalleSetup()
 	if err != nil {
 		return nil, err
 	}
@@ -147,11 +148,11 @@ func XieChain() (*XieDomain, error) {
 	for i := range 40 {
 		phi.Set(i, i, 1)
 	}
-	mo, err := ModelMoments(envs.NewChain(envs.BalleChainParams()).Model(), setup.Policy.P, phi, setup.Gamma)
+	mo, err := policyeval.ModelMoments(envs.NewChain(envs.BalleChainParams()).Model(), setup.Policy.P, phi, setup.Gamma)
 	if err != nil {
 		return nil, err
 	}
-	d := &XieDomain{
+	d := &Domain{
 		Name: "chain", Gamma: setup.Gamma, RewardScale: 1, True: mo,
 		LSW: setup.Problem(1, 1), LSL: true, LSWStates: setup.States,
 		LSWState: func(o []float64) int { return int(o[0]) },
@@ -166,8 +167,8 @@ func XieChain() (*XieDomain, error) {
 }
 
 // setMoments estimates the population moments from an independent sample.
-func (d *XieDomain) setMoments(ft []FeatureTrajectory) error {
-	mo, err := SampleMoments(ft, d.Gamma)
+func (d *Domain) setMoments(ft []policyeval.FeatureTrajectory) error {
+	mo, err := policyeval.SampleMoments(ft, d.Gamma)
 	if err != nil {
 		return err
 	}
@@ -180,7 +181,7 @@ func (d *XieDomain) setMoments(ft []FeatureTrajectory) error {
 
 // finish sets the clip bound and (if unset) the evaluated policy's mean reward from a public sample: pub, or
 // 200 fresh draws if nil.
-func (d *XieDomain) finish(pub []FeatureTrajectory, src rand.Source) error {
+func (d *Domain) finish(pub []policyeval.FeatureTrajectory, src rand.Source) error {
 	var err error
 	if pub == nil {
 		if _, pub, err = d.Draw(200, src); err != nil {
@@ -204,13 +205,13 @@ func (d *XieDomain) finish(pub []FeatureTrajectory, src rand.Source) error {
 	return nil
 }
 
-// XieMountainCar is Mountain Car with the order-5 Fourier basis (36 features), γ = 0.99 and rewards scaled
+// MountainCar is Mountain Car with the order-5 Fourier basis (36 features), γ = 0.99 and rewards scaled
 // by 1 − γ. On-policy, the evaluated and behaviour policy is MountainCarEnergy (standing in for the paper's
 // Q-learning policy) and DP-LSW runs on a 10 × 10 grid of the state box with the Fourier features of each
 // cell's centre, weights the public visit frequencies and return bound F = 1. Off-policy, the behaviour is
 // that policy with probability 0.1 on each other action and the evaluated policy is uniform, as in the
 // paper. The population moments come from momentTrajs independent behaviour trajectories.
-func XieMountainCar(offPolicy bool, momentTrajs int) (*XieDomain, error) {
+func MountainCar(offPolicy bool, momentTrajs int) (*Domain, error) {
 	const gamma = 0.99
 	behaviour := func() envs.Policy { return MountainCarEnergy() }
 	var target func() envs.Policy
@@ -220,7 +221,7 @@ func XieMountainCar(offPolicy bool, momentTrajs int) (*XieDomain, error) {
 	}
 	four := envs.MountainCarFourier(5)
 	newEnv := func() envs.Env { e, _ := envs.Make("mountaincar"); return e }
-	d := &XieDomain{
+	d := &Domain{
 		Name: "mountaincar", Gamma: gamma, OffPolicy: offPolicy, RewardScale: 1 - gamma,
 		draw: func(n int, src rand.Source) ([]envs.Trajectory, error) {
 			return collectScaled(newEnv, behaviour, n, 1-gamma, src)
@@ -266,21 +267,21 @@ func XieMountainCar(offPolicy bool, momentTrajs int) (*XieDomain, error) {
 			}
 		}
 		floats.Scale(1/floats.Sum(rho), rho)
-		d.LSW = &Problem{Phi: phi, Rho: rho, FMax: 1, FRange: 1, FMin: -1} // returns of −0.01 per step lie in [−1, 0]
+		d.LSW = &policyeval.Problem{Phi: phi, Rho: rho, FMax: 1, FRange: 1, FMin: -1} // returns of −0.01 per step lie in [−1, 0]
 		d.LSWStates, d.LSWState = cells*cells, cell
 		d.lswTheta = slices.Clone[[]float64]
 	}
 	return d, d.finish(nil, rand.NewPCG(rng.Uint64(), rng.Uint64()))
 }
 
-// XieHIV is the HIV simulator off-policy (5 days per step, 200 steps, γ = 0.98, rewards divided by 1e8 as in
+// HIV is the HIV simulator off-policy (5 days per step, 200 steps, γ = 0.98, rewards divided by 1e8 as in
 // the gym port): the evaluated policy is HIVThreshold (standing in for the paper's Q-learning policy), the
 // behaviour gives each other action probability 0.1 (standing in for the paper's softmax of the optimal Q);
 // features are the order-1 Fourier basis (64 features) of the log10 state min–max normalised over the
 // moments sample. Simulating is slow (about 10 ms per trajectory), so trials draw without replacement from
 // a pool of poolSize trajectories collected once, and the public tuning samples from the (independent)
 // moments sample.
-func XieHIV(poolSize, momentTrajs int) (*XieDomain, error) {
+func HIV(poolSize, momentTrajs int) (*Domain, error) {
 	const gamma = 0.98
 	behaviour := func() envs.Policy { return Explore(HIVThreshold(), 0.1) }
 	target := func() envs.Policy { return HIVThreshold() }
@@ -312,14 +313,14 @@ func XieHIV(poolSize, momentTrajs int) (*XieDomain, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &XieDomain{
+	d := &Domain{
 		Name: "hiv", Gamma: gamma, OffPolicy: true, RewardScale: 1,
 		draw:       subsample(pool, "the HIV pool"),
 		drawPublic: subsample(moments, "the HIV public sample"),
 		feats:      func() envs.Features { return four.Clone() },
 		target:     target,
 	}
-	ft, err := Featurize(moments, four.Clone(), target())
+	ft, err := policyeval.Featurize(moments, four.Clone(), target())
 	if err != nil {
 		return nil, err
 	}
@@ -352,7 +353,7 @@ func subsample(pool []envs.Trajectory, what string) func(n int, src rand.Source)
 	}
 }
 
-// Method names of the rows XieExperiment returns.
+// Method names of the rows Experiment returns.
 const (
 	MethodGPOPE       = "GPOPE (tuned step)"
 	MethodGPOPE10x    = "GPOPE (10× step)"
@@ -367,8 +368,8 @@ const (
 	MethodGTD2AtStep  = "GTD2 (σ = 0, same clip and T)"
 )
 
-// XieConfig configures XieExperiment and XieStepSweep.
-type XieConfig struct {
+// Config configures Experiment and StepSweep.
+type Config struct {
 	N        []int     // dataset sizes (trajectories)
 	Epsilons []float64 // privacy levels
 	Delta    float64   // GPOPE's δ
@@ -380,16 +381,16 @@ type XieConfig struct {
 	TuneRuns int
 	// IterationsPerTrajectory sets T = max(1, round(IterationsPerTrajectory·n)) (0: 1, one expected pass).
 	IterationsPerTrajectory float64
-	Accounting              GPOPEAccounting
+	Accounting              policyeval.GPOPEAccounting
 	Orders                  []float64 // RDP orders (nil: the integers 2…256 of the spec's worked example)
 	// LSWDelta is DP-LSW's and DP-LSL's δ (Balle et al.'s 0.1); LSLC sets DP-LSL's λ schedule constant.
 	LSWDelta, LSLC float64
 	Workers        int
 }
 
-func (c *XieConfig) check() error {
+func (c *Config) check() error {
 	if len(c.N) == 0 || len(c.Epsilons) == 0 || len(c.Steps) == 0 {
-		return fmt.Errorf("policyeval: XieConfig needs dataset sizes N, Epsilons and a step grid Steps")
+		return fmt.Errorf("policyeval: Config needs dataset sizes N, Epsilons and a step grid Steps")
 	}
 	for _, e := range c.Epsilons {
 		if !(e > 0) || math.IsInf(e, 0) {
@@ -415,13 +416,13 @@ func (c *XieConfig) check() error {
 }
 
 // Iterations is T for n trajectories.
-func (c *XieConfig) Iterations(n int) int {
+func (c *Config) Iterations(n int) int {
 	return max(1, int(math.Round(c.IterationsPerTrajectory*float64(n))))
 }
 
-// XieRow is one estimate: its method, dataset size, ε (0 for non-private ones), trial, the GPOPE step, noise
+// Row is one estimate: its method, dataset size, ε (0 for non-private ones), trial, the GPOPE step, noise
 // σ and share of clipped steps, and the MSPBE under the domain's population moments.
-type XieRow struct {
+type Row struct {
 	Method       string
 	N            int
 	Epsilon      float64
@@ -431,8 +432,8 @@ type XieRow struct {
 	MSPBE        float64
 }
 
-// XieTuning is the public step-size search at one (n, ε): the grid's mean public MSPBE and the step chosen.
-type XieTuning struct {
+// Tuning is the public step-size search at one (n, ε): the grid's mean public MSPBE and the step chosen.
+type Tuning struct {
 	N       int
 	Epsilon float64
 	Sigma   float64
@@ -443,9 +444,9 @@ type XieTuning struct {
 
 // runGPOPE runs GPOPE and returns θ and the share of steps whose gradient was clipped (θ = nil if it
 // diverged).
-func runGPOPE(ft []FeatureTrajectory, gamma float64, T int, step, clip, sigma float64, nonPrivate bool, src rand.Source) ([]float64, float64, error) {
+func runGPOPE(ft []policyeval.FeatureTrajectory, gamma float64, T int, step, clip, sigma float64, nonPrivate bool, src rand.Source) ([]float64, float64, error) {
 	clipped := 0
-	th, err := GPOPE(ft, GPOPEConfig{Gamma: gamma, Iterations: T, Step: Constant(step), Clip: clip, Sigma: sigma, NonPrivate: nonPrivate, Src: src,
+	th, err := policyeval.GPOPE(ft, policyeval.GPOPEConfig{Gamma: gamma, Iterations: T, Step: policyeval.Constant(step), Clip: clip, Sigma: sigma, NonPrivate: nonPrivate, Src: src,
 		Trace: func(_ int, g float64) {
 			if g > clip {
 				clipped++
@@ -454,8 +455,8 @@ func runGPOPE(ft []FeatureTrajectory, gamma float64, T int, step, clip, sigma fl
 	return th, float64(clipped) / float64(T), err
 }
 
-// XieSigmas calibrates GPOPE's σ for every (n, ε) of the configuration (keys [n index][ε index]).
-func XieSigmas(d *XieDomain, cfg XieConfig) ([][]float64, error) {
+// Sigmas calibrates GPOPE's σ for every (n, ε) of the configuration (keys [n index][ε index]).
+func Sigmas(d *Domain, cfg Config) ([][]float64, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -463,7 +464,7 @@ func XieSigmas(d *XieDomain, cfg XieConfig) ([][]float64, error) {
 	for i, n := range cfg.N {
 		out[i] = make([]float64, len(cfg.Epsilons))
 		for j, eps := range cfg.Epsilons {
-			s, err := GPOPESigma(cfg.Accounting, n, cfg.Iterations(n), eps, cfg.Delta, d.Clip, cfg.Orders)
+			s, err := policyeval.GPOPESigma(cfg.Accounting, n, cfg.Iterations(n), eps, cfg.Delta, d.Clip, cfg.Orders)
 			if err != nil {
 				return nil, fmt.Errorf("policyeval: n = %d, T = %d, ε = %v: %w", n, cfg.Iterations(n), eps, err)
 			}
@@ -473,13 +474,13 @@ func XieSigmas(d *XieDomain, cfg XieConfig) ([][]float64, error) {
 	return out, nil
 }
 
-// XieTune searches the step grid on public data for every (n, ε): each of TuneRuns public samples of size n
+// Tune searches the step grid on public data for every (n, ε): each of TuneRuns public samples of size n
 // (drawn from streams independent of the trials') runs GPOPE with the calibrated σ at every grid step.
-func XieTune(d *XieDomain, cfg XieConfig, progress experiment.Progress) ([]XieTuning, error) {
+func Tune(d *Domain, cfg Config, progress experiment.Progress) ([]Tuning, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	sigmas, err := XieSigmas(d, cfg)
+	sigmas, err := Sigmas(d, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -499,7 +500,7 @@ func XieTune(d *XieDomain, cfg XieConfig, progress experiment.Progress) ([]XieTu
 		if err != nil {
 			return nil, err
 		}
-		mo, err := SampleMoments(pub, d.Gamma)
+		mo, err := policyeval.SampleMoments(pub, d.Gamma)
 		if err != nil {
 			return nil, err
 		}
@@ -520,10 +521,10 @@ func XieTune(d *XieDomain, cfg XieConfig, progress experiment.Progress) ([]XieTu
 	if err != nil {
 		return nil, err
 	}
-	var res []XieTuning
+	var res []Tuning
 	for i, n := range cfg.N {
 		for e, eps := range cfg.Epsilons {
-			t := XieTuning{N: n, Epsilon: eps, Sigma: sigmas[i][e], Steps: cfg.Steps, MSPBE: make([]float64, len(cfg.Steps))}
+			t := Tuning{N: n, Epsilon: eps, Sigma: sigmas[i][e], Steps: cfg.Steps, MSPBE: make([]float64, len(cfg.Steps))}
 			for k, j := range jobs {
 				if j.n == i {
 					floats.Add(t.MSPBE, scores[k][e])
@@ -545,52 +546,52 @@ func XieTune(d *XieDomain, cfg XieConfig, progress experiment.Progress) ([]XieTu
 	return res, nil
 }
 
-// XieExperiment runs the trials of Xie et al.'s "MSPBE vs n" figures on a domain: for each trial and n, a
+// Experiment runs the trials of Xie et al.'s "MSPBE vs n" figures on a domain: for each trial and n, a
 // fresh private sample; GPOPE at the tuned step and at 10× and 0.1× of it for every ε; the non-private
 // LSTD (on-policy) or WIS-LSTD (off-policy); DP-LSW and DP-LSL (paper and safe bounds) where the domain has
 // an LSW problem; and θ = 0 as the trivial reference. Each trial's stream is fixed by (Seed, trial).
-func XieExperiment(d *XieDomain, cfg XieConfig, tuning []XieTuning, progress experiment.Progress) ([]XieRow, error) {
+func Experiment(d *Domain, cfg Config, tuning []Tuning, progress experiment.Progress) ([]Row, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	best := map[[2]float64]XieTuning{}
+	best := map[[2]float64]Tuning{}
 	for _, t := range tuning {
 		best[[2]float64{float64(t.N), t.Epsilon}] = t
 	}
 	zero := d.True.MSPBE(make([]float64, d.Dim()))
-	res, err := experiment.Trials(cfg.Trials, cfg.Workers, cfg.Seed, progress, func(trial int, src rand.Source) ([]XieRow, error) {
+	res, err := experiment.Trials(cfg.Trials, cfg.Workers, cfg.Seed, progress, func(trial int, src rand.Source) ([]Row, error) {
 		rng := rand.New(src)
-		var rows []XieRow
+		var rows []Row
 		add := func(method string, n int, eps, step, sigma, clipped float64, theta []float64) {
 			v := math.Inf(1) // diverged
 			if theta != nil {
 				v = d.True.MSPBE(theta)
 			}
-			rows = append(rows, XieRow{method, n, eps, trial, step, sigma, clipped, v})
+			rows = append(rows, Row{method, n, eps, trial, step, sigma, clipped, v})
 		}
 		for _, n := range cfg.N {
 			raw, ft, err := d.Draw(n, rand.NewPCG(rng.Uint64(), rng.Uint64()))
 			if err != nil {
 				return nil, err
 			}
-			rows = append(rows, XieRow{Method: MethodZero, N: n, Trial: trial, MSPBE: zero})
+			rows = append(rows, Row{Method: MethodZero, N: n, Trial: trial, MSPBE: zero})
 			if d.OffPolicy {
-				th, err := WISLSTD(ft, d.Gamma, 1e-6)
+				th, err := policyeval.WISLSTD(ft, d.Gamma, 1e-6)
 				if err != nil {
 					return nil, err
 				}
 				add(MethodWISLSTD, n, 0, 0, 0, 0, th)
 			} else {
-				th, err := LSTD(ft, d.Gamma, 1e-6)
+				th, err := policyeval.LSTD(ft, d.Gamma, 1e-6)
 				if err != nil {
 					return nil, err
 				}
 				add(MethodLSTD, n, 0, 0, 0, 0, th)
 			}
-			var sig *Signature
+			var sig *policyeval.Signature
 			if d.LSW != nil {
 				obsDim := len(raw[0].Steps[0].Obs)
-				sig, err = NewSignature(&envs.Dataset{ObsDim: obsDim, NumActions: 1, Trajectories: raw}, d.LSWStates, d.Gamma, d.LSWState)
+				sig, err = policyeval.NewSignature(&envs.Dataset{ObsDim: obsDim, NumActions: 1, Trajectories: raw}, d.LSWStates, d.Gamma, d.LSWState)
 				if err != nil {
 					return nil, err
 				}
@@ -611,8 +612,8 @@ func XieExperiment(d *XieDomain, cfg XieConfig, tuning []XieTuning, progress exp
 				if d.LSW == nil {
 					continue
 				}
-				priv := PrivacyParams{Epsilon: eps, Delta: cfg.LSWDelta}
-				r, err := DPLSW(d.LSW, sig, priv, false, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+				priv := policyeval.PrivacyParams{Epsilon: eps, Delta: cfg.LSWDelta}
+				r, err := policyeval.DPLSW(d.LSW, sig, priv, false, rand.NewPCG(rng.Uint64(), rng.Uint64()))
 				if err != nil {
 					return nil, err
 				}
@@ -620,15 +621,15 @@ func XieExperiment(d *XieDomain, cfg XieConfig, tuning []XieTuning, progress exp
 				if !d.LSL {
 					continue
 				}
-				lambda, err := LambdaSchedule(d.LSW, cfg.LSLC, n)
+				lambda, err := policyeval.LambdaSchedule(d.LSW, cfg.LSLC, n)
 				if err != nil {
 					return nil, err
 				}
 				for _, b := range []struct {
 					name  string
-					bound LSLBound
-				}{{MethodDPLSLPaper, LSLPaper}, {MethodDPLSLSafe, LSLSafe}} {
-					r, err := DPLSL(d.LSW, sig, lambda, priv, b.bound, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+					bound policyeval.LSLBound
+				}{{MethodDPLSLPaper, policyeval.LSLPaper}, {MethodDPLSLSafe, policyeval.LSLSafe}} {
+					r, err := policyeval.DPLSL(d.LSW, sig, lambda, priv, b.bound, rand.NewPCG(rng.Uint64(), rng.Uint64()))
 					if err != nil {
 						return nil, err
 					}
@@ -644,26 +645,26 @@ func XieExperiment(d *XieDomain, cfg XieConfig, tuning []XieTuning, progress exp
 	return slices.Concat(res...), nil
 }
 
-// XieStepSweep runs GPOPE at every step of cfg.Steps on each trial's fresh private sample of size n at
+// StepSweep runs GPOPE at every step of cfg.Steps on each trial's fresh private sample of size n at
 // privacy ε (the step-size robustness panels): rows with Method MethodGPOPEAtStep, and the same runs without
-// noise (MethodGTD2AtStep, recorded at the same ε so XieCurve finds them) to separate the noise's cost from
+// noise (MethodGTD2AtStep, recorded at the same ε so Curve finds them) to separate the noise's cost from
 // the optimisation's.
-func XieStepSweep(d *XieDomain, cfg XieConfig, n int, eps float64, progress experiment.Progress) ([]XieRow, error) {
+func StepSweep(d *Domain, cfg Config, n int, eps float64, progress experiment.Progress) ([]Row, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
 	T := cfg.Iterations(n)
-	sigma, err := GPOPESigma(cfg.Accounting, n, T, eps, cfg.Delta, d.Clip, cfg.Orders)
+	sigma, err := policyeval.GPOPESigma(cfg.Accounting, n, T, eps, cfg.Delta, d.Clip, cfg.Orders)
 	if err != nil {
 		return nil, err
 	}
-	res, err := experiment.Trials(cfg.Trials, cfg.Workers, cfg.Seed^0x7377_6565, progress, func(trial int, src rand.Source) ([]XieRow, error) {
+	res, err := experiment.Trials(cfg.Trials, cfg.Workers, cfg.Seed^0x7377_6565, progress, func(trial int, src rand.Source) ([]Row, error) {
 		rng := rand.New(src)
 		_, ft, err := d.Draw(n, rand.NewPCG(rng.Uint64(), rng.Uint64()))
 		if err != nil {
 			return nil, err
 		}
-		var rows []XieRow
+		var rows []Row
 		for _, a := range cfg.Steps {
 			for _, v := range []struct {
 				name  string
@@ -674,7 +675,7 @@ func XieStepSweep(d *XieDomain, cfg XieConfig, n int, eps float64, progress expe
 				if th != nil {
 					mspbe = d.True.MSPBE(th)
 				}
-				rows = append(rows, XieRow{v.name, n, eps, trial, a, v.sigma, clipped, mspbe})
+				rows = append(rows, Row{v.name, n, eps, trial, a, v.sigma, clipped, mspbe})
 			}
 		}
 		return rows, nil
@@ -682,17 +683,17 @@ func XieStepSweep(d *XieDomain, cfg XieConfig, n int, eps float64, progress expe
 	return slices.Concat(res...), err
 }
 
-// XieCurve gathers the MSPBE of one method at ε (any ε for non-private methods, which record 0) as
+// Curve gathers the MSPBE of one method at ε (any ε for non-private methods, which record 0) as
 // [trial][x] over the x values, x(row) picking the abscissa (N or Step); missing or diverged entries are NaN
 // (figure.MeanStd skips them).
-func XieCurve(rows []XieRow, method string, eps float64, xs []float64, x func(XieRow) float64) [][]float64 {
-	return experiment.Gather(rows, xs, func(r XieRow) int { return r.Trial }, x, func(r XieRow) (float64, bool) {
+func Curve(rows []Row, method string, eps float64, xs []float64, x func(Row) float64) [][]float64 {
+	return experiment.Gather(rows, xs, func(r Row) int { return r.Trial }, x, func(r Row) (float64, bool) {
 		return r.MSPBE, r.Method == method && (r.Epsilon == 0 || r.Epsilon == eps) && !math.IsInf(r.MSPBE, 0)
 	})
 }
 
-// XieTable turns rows into a tidy table (one row per estimate) for CSV export.
-func XieTable(rows []XieRow) *experiment.Table {
+// Table turns rows into a tidy table (one row per estimate) for CSV export.
+func Table(rows []Row) *experiment.Table {
 	t := &experiment.Table{Columns: []string{"method", "n", "epsilon", "trial", "step", "sigma", "clipped_share", "mspbe"}}
 	for _, r := range rows {
 		t.Add(r.Method, r.N, r.Epsilon, r.Trial, r.Step, r.Sigma, r.ClippedShare, r.MSPBE)

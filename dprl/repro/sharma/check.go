@@ -1,0 +1,5 @@
+package sharma
+
+import "github.com/dprl-project/dprl/dprl/param"
+
+const check param.Checker = "sharma"
