@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/dprl-project/dprl/dprl/report"
 )
 
 // Claim is one row of a notebook's reproduction table: a paper's claim, the paper's number or statement,
@@ -72,4 +74,14 @@ func ClaimRows(claims []Claim) [][]string {
 		rows[i] = []string{c.Claim, c.Paper, c.Measured, c.Verdict}
 	}
 	return rows
+}
+
+// ShowClaims shows the claims a notebook recorded (ClaimsFile(notebook)) as its reproduction table.
+func ShowClaims(out report.Sink, notebook string) error {
+	claims, err := LoadClaims(ClaimsFile(notebook))
+	if err != nil {
+		return err
+	}
+	out.Table([]string{"claim", "paper", "measured here", "verdict"}, ClaimRows(claims))
+	return nil
 }

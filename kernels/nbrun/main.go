@@ -18,8 +18,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/display"
+	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/kernels"
 )
 

@@ -1,0 +1,103 @@
+// Package report is the seam between an analysis and whatever shows it. An analysis (a reproduction's figure,
+// a table of privacy constants) writes Markdown, tables, figures and progress to a Sink and returns an
+// error; the notebook passes display.Default, a test passes a Recorder, and a batch job passes Discard. The
+// package imports no notebook code, so analyses written against it run anywhere.
+package report
+
+import (
+	"fmt"
+	"time"
+
+	"gonum.org/v1/plot"
+)
+
+// Sink receives what an analysis shows, in order. *display.Display implements it.
+type Sink interface {
+	// Markdown shows Markdown text.
+	Markdown(md string)
+	// Table shows rows under a header row.
+	Table(header []string, rows [][]string)
+	// Figure shows a plot at the house size.
+	Figure(p *plot.Plot) error
+	// Bar starts a progress bar over total units of work.
+	Bar(label string, total int) Bar
+}
+
+// Bar is a progress bar: Add reports finished units, Done closes it and returns the time it was open.
+type Bar interface {
+	Add(n int)
+	Done() time.Duration
+}
+
+// Item is one thing a Recorder received: exactly one of Markdown, Header/Rows or Plot is set.
+type Item struct {
+	Markdown string
+	Header   []string
+	Rows     [][]string
+	Plot     *plot.Plot
+}
+
+// Recorder is a Sink that keeps everything it is given, for tests and for callers that lay out the
+// results themselves. Its bars count units (Units) and do nothing else.
+type Recorder struct {
+	Items []Item
+	Units int // units added to every bar
+}
+
+// Markdown records md.
+func (r *Recorder) Markdown(md string) { r.Items = append(r.Items, Item{Markdown: md}) }
+
+// Table records a table.
+func (r *Recorder) Table(header []string, rows [][]string) {
+	r.Items = append(r.Items, Item{Header: header, Rows: rows})
+}
+
+// Figure records p; a nil plot is an error.
+func (r *Recorder) Figure(p *plot.Plot) error {
+	if p == nil {
+		return fmt.Errorf("report: p = nil: Figure needs a plot")
+	}
+	r.Items = append(r.Items, Item{Plot: p})
+	return nil
+}
+
+// Bar returns a bar that adds its units to r.Units.
+func (r *Recorder) Bar(string, int) Bar { return &countBar{n: &r.Units} }
+
+// Figures is the number of plots recorded; Tables the number of tables.
+func (r *Recorder) Figures() int { return r.count(func(it Item) bool { return it.Plot != nil }) }
+
+// Tables is the number of tables recorded.
+func (r *Recorder) Tables() int {
+	return r.count(func(it Item) bool { return it.Header != nil || it.Rows != nil })
+}
+
+func (r *Recorder) count(keep func(Item) bool) int {
+	n := 0
+	for _, it := range r.Items {
+		if keep(it) {
+			n++
+		}
+	}
+	return n
+}
+
+type countBar struct{ n *int }
+
+func (b *countBar) Add(n int)           { *b.n += n }
+func (b *countBar) Done() time.Duration { return 0 }
+
+// Discard is a Sink that shows nothing (a batch job's).
+var Discard Sink = discard{}
+
+type discard struct{}
+
+func (discard) Markdown(string)            {}
+func (discard) Table([]string, [][]string) {}
+func (discard) Figure(*plot.Plot) error    { return nil }
+func (discard) Bar(string, int) Bar        { return nopBar{} }
+
+type nopBar struct{}
+
+func (nopBar) Add(int)             {}
+func (nopBar) Done() time.Duration { return 0 }
