@@ -11,18 +11,22 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 JUPYTER_FLAGS := --ip=127.0.0.1 --no-browser --ServerApp.root_dir=notebooks $(ROOT_FLAG)
 
-.PHONY: notebooks test vet unit fuzz test-notebooks test-lab kernel lab jupyter strip clean crosscheck crosscheck-venv bench
+.PHONY: notebooks test vet lint unit fuzz test-notebooks test-lab kernel lab jupyter strip clean crosscheck crosscheck-venv bench
 
 ## notebooks: install what is missing, execute every notebook at its default size, write HTML reports to build/notebooks/
 notebooks: kernel
 	$(GO) run ./kernels/nbrun -jupyter $(JUPYTER) -out build/notebooks
 
-## test: go vet, go test, a short fuzzing pass, the live cross-checks against the reference libraries, every
+## test: go vet, staticcheck, go test, a short fuzzing pass, the live cross-checks against the reference libraries, every
 ## notebook headlessly in quick mode, and JupyterLab driven in a real browser
-test: vet unit fuzz crosscheck test-notebooks test-lab
+test: vet lint unit fuzz crosscheck test-notebooks test-lab
 
 vet:
 	$(GO) vet ./...
+
+## lint: staticcheck, pinned in .ci/tools/go.mod (a module of its own, so the library's go.mod stays clean)
+lint:
+	$(GO) tool -modfile=.ci/tools/go.mod staticcheck ./...
 
 unit:
 	DPRL_CROSSCHECK=0 $(GO) test ./...
