@@ -79,3 +79,9 @@ strip:
 
 clean:
 	rm -rf build dprl-figures
+
+## audit: the tight privacy audit table (every mechanism and paper pipeline, valid and broken/published variants):
+## writes build/audit/audit.csv, sweep.csv and audit.md and prints the table
+.PHONY: audit
+audit:
+	$(GO) run ./dprl/repro/accounting/cmd/audit -out build/audit

@@ -104,6 +104,8 @@ type Result struct {
 	// Dropped counts the corrected variant's per-step updates with a NaN or infinite entry, zeroed before
 	// the noise.
 	Dropped int
+	// V, W, U are the final critic, auxiliary and actor weights (the released model; audits read them).
+	V, W, U []float64
 }
 
 func (c Config) validate() error {
@@ -321,6 +323,7 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (res *Result, err error)
 			res.TraceV = append(res.TraceV, slices.Clone(eV))
 		}
 	}
+	res.V, res.W, res.U = v, w, u
 	return res, nil
 }
 
