@@ -145,7 +145,7 @@ func (c *Chain) SetState(s []float64) error {
 	}
 	i := int(s[0])
 	if float64(i) != s[0] || i < 0 || i >= c.p.N-1 {
-		return fmt.Errorf("envs: %s: state %v is outside the allowed range [0, %d] (non-absorbing states)", c.p.Label, s[0], c.p.N-2)
+		return check.Errorf("s[0]", s[0], "the integers [0, %d] (the non-absorbing states of %s)", c.p.N-2, c.p.Label)
 	}
 	c.s = i
 	c.obs[0] = s[0]

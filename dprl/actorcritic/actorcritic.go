@@ -146,7 +146,7 @@ func (c Config) validate() error {
 		}
 	}
 	if c.Src == nil {
-		return fmt.Errorf("actorcritic: Config.Src is nil")
+		return check.Missing("Src", "a rand.Source")
 	}
 	return nil
 }
@@ -170,13 +170,16 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (res *Result, err error)
 			res, err = nil, fmt.Errorf("actorcritic: the environment or the feature map failed: %v", r)
 		}
 	}()
-	if env == nil || feats == nil {
-		return nil, fmt.Errorf("actorcritic: Run needs an environment and features")
+	switch {
+	case env == nil:
+		return nil, check.Missing("env", "an environment")
+	case feats == nil:
+		return nil, check.Missing("feats", "a state feature map")
 	}
 	nA := env.NumActions()
 	nS := feats.Dim() // number of state features
-	if nA < 1 || nS < 1 {
-		return nil, fmt.Errorf("actorcritic: %d actions and %d features: need at least 1 of each", nA, nS)
+	if err := param.First(check.AtLeast("env.NumActions()", nA, 1), check.AtLeast("feats.Dim()", nS, 1)); err != nil {
+		return nil, err
 	}
 	rng := rand.New(cfg.Src)
 	res = &Result{DivergedAt: -1}

@@ -224,7 +224,7 @@ func Projected(name string, dir []float64, release func(neighbour int, src rand.
 			return 0, err
 		}
 		if len(x) != len(dir) {
-			return 0, fmt.Errorf("audit: release has dimension %d, direction %d: mismatched dimensions", len(x), len(dir))
+			return 0, check.Errorf("len(release)", float64(len(x)), "[%d, %d] (the length of dir)", len(dir), len(dir))
 		}
 		s := 0.0
 		for i, v := range x {

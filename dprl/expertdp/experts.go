@@ -14,7 +14,6 @@
 package expertdp
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -23,6 +22,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/envs"
 )
 
@@ -77,7 +77,7 @@ func DomainByName(name string) (*Domain, error) {
 			return d, nil
 		}
 	}
-	return nil, fmt.Errorf("expertdp: name = %q is not a known environment (allowed: cartpole, acrobot, lunarlander, hiv)", name)
+	return nil, check.OneOf("name", name, "cartpole", "acrobot", "lunarlander", "hiv")
 }
 
 // CartPoleDomain: gravity ∈ [8.75, 11], force ∈ [9, 11.25], cart mass ∈ [0.8, 1.25]; demonstrations of at
@@ -271,14 +271,9 @@ type ExpertsConfig struct {
 // NewExperts trains the base policies and derives the experts. The same seed gives the same experts
 // whatever the number of workers.
 func NewExperts(d *Domain, cfg ExpertsConfig) (*Experts, error) {
-	if cfg.Bases < 1 {
-		return nil, fmt.Errorf("expertdp: Bases = %d is outside the allowed range [1, ∞)", cfg.Bases)
-	}
-	if cfg.Experts < 1 {
-		return nil, fmt.Errorf("expertdp: Experts = %d is outside the allowed range [1, ∞)", cfg.Experts)
-	}
-	if cfg.Jitter < 0 || math.IsNaN(cfg.Jitter) {
-		return nil, fmt.Errorf("expertdp: Jitter = %v is outside the allowed range [0, ∞)", cfg.Jitter)
+	if err := param.First(check.AtLeast("Bases", cfg.Bases, 1), check.AtLeast("Experts", cfg.Experts, 1),
+		check.In("Jitter", cfg.Jitter, param.NonNegative)); err != nil {
+		return nil, err
 	}
 	if cfg.Jitter == 0 {
 		cfg.Jitter = 0.1
@@ -399,8 +394,8 @@ func (d *Domain) returnOf(env envs.Env, p []float64, seeds []uint64) (float64, e
 
 // Subset is the first m experts (sharing parameter storage with e).
 func (e *Experts) Subset(m int) (*Experts, error) {
-	if m < 1 || m > e.Len() {
-		return nil, fmt.Errorf("expertdp: m = %d is outside the allowed range [1, %d]", m, e.Len())
+	if err := check.Int("m", m, 1, e.Len()); err != nil {
+		return nil, err
 	}
 	return &Experts{Domain: e.Domain, Params: e.Params.Slice(0, m, 0, e.Domain.NumParams).(*mat.Dense),
 		Base: e.Base[:m], BaseVariation: e.BaseVariation, BaseParams: e.BaseParams}, nil

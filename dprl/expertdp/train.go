@@ -2,7 +2,6 @@ package expertdp
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -285,7 +284,8 @@ func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, 
 			return nil, err
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("expertdp: not even one step fits (ε2, δ2) = (%g, %g) with s = %g, q = %g", cfg.Epsilon, cfg.Delta, cfg.NoiseMultiplier, cfg.P*float64(cfg.Batch)/float64(m))
+			return nil, check.Errorf("Epsilon", cfg.Epsilon, "a budget (ε2, δ2) = (Epsilon, %g) that allows at least one step with s = %g, q = %g",
+				cfg.Delta, cfg.NoiseMultiplier, cfg.P*float64(cfg.Batch)/float64(m))
 		}
 		res.BudgetSteps, res.Steps = n, n
 	}

@@ -90,7 +90,7 @@ func (c *Config) defaults() error {
 	orDefault(&c.ResetEvery, 1)
 	orDefault(&c.MaxEpisodeLen, 50)
 	if c.Src == nil {
-		return fmt.Errorf("fnq: Config.Src is nil: every run needs an explicit rand.Source")
+		return check.Missing("Src", "an explicit rand.Source for every run")
 	}
 	// A private method always adds noise: its noise level must be positive (NonPrivate is the noiseless
 	// learner, selected explicitly).
@@ -192,10 +192,10 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	if env == nil {
-		return nil, fmt.Errorf("fnq: Run needs an environment")
+		return nil, check.Missing("env", "an environment")
 	}
 	if d := len(env.ObservationSpace().Low); d != 1 {
-		return nil, fmt.Errorf("fnq: the environment's states have %d dimensions; the functional mechanism here needs 1", d)
+		return nil, check.Errorf("env.ObservationSpace().Dim()", float64(d), "[1, 1]: the functional mechanism here needs one-dimensional states")
 	}
 	rng := rand.New(cfg.Src)
 	// Separate streams for the network, the two path sets and the mechanisms' noise, drawn whatever the
@@ -345,10 +345,10 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 		return nil, err
 	}
 	if cfg.Src == nil {
-		return nil, fmt.Errorf("fnq: SpecifiedConfig.Src is nil: every run needs an explicit rand.Source")
+		return nil, check.Missing("Src", "an explicit rand.Source for every run")
 	}
 	if env == nil {
-		return nil, fmt.Errorf("fnq: RunSpecified needs an environment")
+		return nil, check.Missing("env", "an environment")
 	}
 	orDefault(&cfg.Gamma, 0.999)
 	if cfg.Hidden == nil {
@@ -359,10 +359,10 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 		return nil, err
 	}
 	if d := len(env.ObservationSpace().Low); d != 1 {
-		return nil, fmt.Errorf("fnq: the environment's states have %d dimensions; the functional mechanism here needs 1", d)
+		return nil, check.Errorf("env.ObservationSpace().Dim()", float64(d), "[1, 1]: the functional mechanism here needs one-dimensional states")
 	}
 	if m := env.NumActions(); m != cfg.Actions {
-		return nil, fmt.Errorf("fnq: calibration for %d actions, the environment has %d", cfg.Actions, m)
+		return nil, check.Errorf("Actions", float64(cfg.Actions), "[%d, %d] (the environment's actions)", m, m)
 	}
 	sigma := k.SigmaThm5
 	if cfg.UseGDPSigma {

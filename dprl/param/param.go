@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Error reports a parameter outside its allowed range.
@@ -20,6 +21,9 @@ type Error struct {
 	Value   float64 // the value given (integers are converted)
 	Allowed string  // the allowed range, e.g. "(0, 1]", or a short description
 	Missing bool    // the argument is nil or empty (Value is then meaningless)
+	// Text is the value of a parameter that is not a number (a name, say), quoted as Go quotes strings;
+	// Value is then NaN. Empty for numeric parameters.
+	Text string
 }
 
 func (e *Error) Error() string {
@@ -29,6 +33,9 @@ func (e *Error) Error() string {
 	}
 	if e.Missing {
 		return fmt.Sprintf("%s: %s is missing (nil or empty): want %s", pkg, e.Param, e.Allowed)
+	}
+	if e.Text != "" {
+		return fmt.Sprintf("%s: %s = %s is not allowed: want %s", pkg, e.Param, e.Text, e.Allowed)
 	}
 	return fmt.Sprintf("%s: %s = %s is outside the allowed range %s", pkg, e.Param, Format(e.Value), e.Allowed)
 }
@@ -111,6 +118,18 @@ func (c Checker) Errorf(name string, v float64, allowed string, args ...any) err
 // Missing returns an *Error for a nil or empty argument; want says what is needed.
 func (c Checker) Missing(name, want string) error {
 	return &Error{Pkg: string(c), Param: name, Value: math.NaN(), Allowed: want, Missing: true}
+}
+
+// OneOf returns an *Error unless value is one of allowed (a name from a fixed list, such as an order grid or
+// a registered environment). The message quotes the value and lists the allowed names.
+func (c Checker) OneOf(name, value string, allowed ...string) error {
+	for _, a := range allowed {
+		if value == a {
+			return nil
+		}
+	}
+	return &Error{Pkg: string(c), Param: name, Value: math.NaN(), Text: strconv.Quote(value),
+		Allowed: "one of " + strings.Join(allowed, ", ")}
 }
 
 // IntRange prints [lo, hi] for integers, with ∞ for math.MaxInt.

@@ -68,3 +68,21 @@ func TestMissing(t *testing.T) {
 		t.Errorf("Missing error %#v", err)
 	}
 }
+
+func TestOneOf(t *testing.T) {
+	const check param.Checker = "envs"
+	if err := check.OneOf("name", "chain", "chain", "taxi"); err != nil {
+		t.Fatalf("allowed name rejected: %v", err)
+	}
+	err := check.OneOf("name", "cartpol", "cartpole", "taxi")
+	if got, want := err.Error(), `envs: name = "cartpol" is not allowed: want one of cartpole, taxi`; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	var pe *param.Error
+	if !errors.As(err, &pe) || pe.Text != `"cartpol"` || !math.IsNaN(pe.Value) {
+		t.Errorf("OneOf error %#v", err)
+	}
+	if got := check.OneOf("name", "", "a").Error(); got != `envs: name = "" is not allowed: want one of a` {
+		t.Errorf("empty name: %q", got)
+	}
+}

@@ -5,9 +5,9 @@
 package report
 
 import (
-	"fmt"
 	"time"
 
+	"github.com/dprl-project/dprl/dprl/param"
 	"gonum.org/v1/plot"
 )
 
@@ -55,7 +55,7 @@ func (r *Recorder) Table(header []string, rows [][]string) {
 // Figure records p; a nil plot is an error.
 func (r *Recorder) Figure(p *plot.Plot) error {
 	if p == nil {
-		return fmt.Errorf("report: p = nil: Figure needs a plot")
+		return check.Missing("p", "a plot to record")
 	}
 	r.Items = append(r.Items, Item{Plot: p})
 	return nil
@@ -101,3 +101,6 @@ type nopBar struct{}
 
 func (nopBar) Add(int)             {}
 func (nopBar) Done() time.Duration { return 0 }
+
+// check rejects values on behalf of this package.
+const check param.Checker = "report"
