@@ -2,6 +2,7 @@ package mechanisms
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -67,6 +68,17 @@ const (
 	// uses (a prefix is extended while its noisy count stays above the threshold).
 	StopAtBelow
 )
+
+// String names the rule ("stop at above", "stop at below"), or gives StopRule(n) for any other value.
+func (r StopRule) String() string {
+	switch r {
+	case StopAtAbove:
+		return "stop at above"
+	case StopAtBelow:
+		return "stop at below"
+	}
+	return fmt.Sprintf("StopRule(%d)", int(r))
+}
 
 // ErrHalted is returned by SparseVector.Above after the run's stopping answer: answering more would spend
 // privacy the analysis does not cover.

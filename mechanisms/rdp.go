@@ -469,11 +469,15 @@ const (
 	ConversionClassic
 )
 
+// String names the conversion ("improved", "classic"), or gives Conversion(n) for any other value.
 func (c Conversion) String() string {
-	if c == ConversionClassic {
+	switch c {
+	case ConversionImproved:
+		return "improved"
+	case ConversionClassic:
 		return "classic"
 	}
-	return "improved"
+	return fmt.Sprintf("Conversion(%d)", int(c))
 }
 
 // RDPToEpsilon returns min over the orders of the (ε at δ) that each order's RDP value gives, and the order

@@ -1,6 +1,7 @@
 package mechanisms
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -20,9 +21,21 @@ const (
 	SmoothAppendixA
 )
 
+// String names the variant ("Lemma 1", "Appendix A"), or gives SmoothVariant(n) for any other value.
+func (v SmoothVariant) String() string {
+	switch v {
+	case SmoothLemma1:
+		return "Lemma 1"
+	case SmoothAppendixA:
+		return "Appendix A"
+	}
+	return fmt.Sprintf("SmoothVariant(%d)", int(v))
+}
+
 // SmoothGaussianConstants returns α and β for releasing a d-dimensional statistic f(X) + N(0, σ(X)² I_d)
 // with σ(X) = α·S(X), S a β-smooth upper bound on the local sensitivity: then the release is (ε, δ)-DP.
-// The NRS analysis assumes ε ≤ 1; larger ε is accepted but noted in the spec.
+// The NRS analysis assumes ε ≤ 1; larger ε is accepted, without that proof behind it (doc.go, "Smooth
+// sensitivity").
 func SmoothGaussianConstants(epsilon, delta float64, d int, v SmoothVariant) (alpha, beta float64, err error) {
 	if err := param.First(checkEpsilon(epsilon), checkDeltaPositive(delta)); err != nil {
 		return 0, 0, err

@@ -54,8 +54,13 @@ const (
 	Corrected                // clipped and noised joint update with whole-run accounting
 )
 
+// String names the variant as the paper's figures do ("Non-DP", "DP-Actor", …), or gives Variant(n) for any
+// other value.
 func (v Variant) String() string {
-	return [...]string{"Non-DP", "DP-Actor", "DP-Critic", "DP-Both", "Corrected"}[v]
+	if v >= NonDP && v <= Corrected {
+		return [...]string{"Non-DP", "DP-Actor", "DP-Critic", "DP-Both", "Corrected"}[v]
+	}
+	return fmt.Sprintf("Variant(%d)", int(v))
 }
 
 // Acting selects how the behaviour action is chosen.
@@ -68,6 +73,17 @@ const (
 	// Softmax samples the target policy π_u itself (on-policy, ρ = 1): the paper's Fig. 5 alternative.
 	Softmax
 )
+
+// String names the acting rule ("ε-greedy", "softmax"), or gives Acting(n) for any other value.
+func (a Acting) String() string {
+	switch a {
+	case EpsilonGreedy:
+		return "ε-greedy"
+	case Softmax:
+		return "softmax"
+	}
+	return fmt.Sprintf("Acting(%d)", int(a))
+}
 
 // Config configures one run.
 type Config struct {

@@ -1,6 +1,7 @@
 package expertdp
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -23,11 +24,15 @@ const (
 	BCQ
 )
 
+// String names the learner ("CQL", "BCQ"), or gives Algorithm(n) for any other value.
 func (a Algorithm) String() string {
-	if a == BCQ {
+	switch a {
+	case CQL:
+		return "CQL"
+	case BCQ:
 		return "BCQ"
 	}
-	return "CQL"
+	return fmt.Sprintf("Algorithm(%d)", int(a))
 }
 
 // LearnerConfig is the learner's configuration. Zero fields take the defaults (ALGORITHMS.md §4.4's

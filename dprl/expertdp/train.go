@@ -2,6 +2,7 @@ package expertdp
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -25,11 +26,15 @@ const (
 	AccountingMixed
 )
 
+// String describes the accounting, or gives Accounting(n) for any other value.
 func (a Accounting) String() string {
-	if a == AccountingMixed {
+	switch a {
+	case AccountingPaper:
+		return "q = p·b/m (paper)"
+	case AccountingMixed:
 		return "mixture (exact)"
 	}
-	return "q = p·b/m (paper)"
+	return fmt.Sprintf("Accounting(%d)", int(a))
 }
 
 // TrainConfig configures Selective DP-SGD (Algorithm 3; P = 1 without stable data is expert-level DP-SGD,

@@ -33,6 +33,7 @@ const (
 	DPSGD
 )
 
+// String names the method ("non-private DQN", "functional noise", …), or gives Method(n) for any other value.
 func (m Method) String() string {
 	switch m {
 	case FunctionalNoise:
@@ -41,8 +42,10 @@ func (m Method) String() string {
 		return "input perturbation"
 	case DPSGD:
 		return "DP-SGD"
+	case NonPrivate:
+		return "non-private DQN"
 	}
-	return "non-private DQN"
+	return fmt.Sprintf("Method(%d)", int(m))
 }
 
 // Config is the DQN loop of Wang & Hegde's released code (ALGORITHMS.md §2.7) with the method's noise; zero

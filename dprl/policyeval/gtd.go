@@ -410,11 +410,15 @@ const (
 	AccountingPoisson
 )
 
+// String describes the accounting, or gives GPOPEAccounting(n) for any other value.
 func (a GPOPEAccounting) String() string {
-	if a == AccountingPoisson {
+	switch a {
+	case AccountingPaper:
+		return "without replacement, replace-one, Δ = 2C (paper)"
+	case AccountingPoisson:
 		return "Poisson, add/remove, Δ = C"
 	}
-	return "without replacement, replace-one, Δ = 2C (paper)"
+	return fmt.Sprintf("GPOPEAccounting(%d)", int(a))
 }
 
 // GPOPEEpsilon is the ε at δ of T steps with noise σ (absolute) and clip C on n trajectories (improved RDP

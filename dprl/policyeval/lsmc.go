@@ -410,11 +410,15 @@ const (
 	LSLSafe
 )
 
+// String names the bound ("paper/code bound", "safe bound"), or gives LSLBound(n) for any other value.
 func (b LSLBound) String() string {
-	if b == LSLSafe {
+	switch b {
+	case LSLPaper:
+		return "paper/code bound"
+	case LSLSafe:
 		return "safe bound"
 	}
-	return "paper/code bound"
+	return fmt.Sprintf("LSLBound(%d)", int(b))
 }
 
 // DPLSL releases LSL's estimate plus N(0, σ_X² I_d) with σ_X from the chosen bound's smooth sensitivity
