@@ -1,9 +1,3 @@
-// Package envs holds the environments of the five papers behind one Gymnasium-style contract (Reset, Step
-// with terminated and truncated kept apart), a conformance checker, feature maps, policies, trajectory
-// datasets and exact solutions of the tabular models.
-//
-// Every environment is checked step for step against reference trajectories recorded from Gymnasium,
-// scipy and pybox2d (testdata/vectors), and live against Gymnasium in the crosscheck package.
 package envs
 
 import (

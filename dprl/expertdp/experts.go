@@ -1,16 +1,3 @@
-// Package expertdp implements Sharma et al.'s offline RL with expert-level differential privacy: expert
-// policies trained on environment variations, the count of a trajectory prefix over all experts, PrefixQuery
-// and DataRelease (Algorithms 1–2: a sparse-vector release of stable trajectory prefixes), discrete CQL and
-// BCQ with per-example gradients, expert-level DP-SGD (Algorithm 4) and Selective DP-SGD (Algorithm 3) with
-// a PLD accountant, and the paper's normalised-return evaluation.
-//
-// Neighbouring relation: expert sets differing in one expert (|Π Δ Π′| = 1), with all of that expert's
-// trajectories. Rewards and transitions are public.
-//
-// Declared bounds are enforced: DataRelease's δ' = δ1/(2TL) uses the domain's public demonstration bound
-// L = Domain.DemoLen (not the data's longest trajectory, which would make the threshold depend on the data)
-// and never queries a prefix longer than L (Release.Cut counts the trajectories this shortens). DP-SGD
-// steps drop per-example gradients with NaN or infinite entries (TrainResult.Dropped).
 package expertdp
 
 import (

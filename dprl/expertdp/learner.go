@@ -35,8 +35,8 @@ func (a Algorithm) String() string {
 	return fmt.Sprintf("Algorithm(%d)", int(a))
 }
 
-// LearnerConfig is the learner's configuration. Zero fields take the defaults (ALGORITHMS.md §4.4's
-// proposals where the paper is silent).
+// LearnerConfig is the learner's configuration. Zero fields take the defaults, our choices where the paper
+// is silent (package doc, "Learners").
 type LearnerConfig struct {
 	Algorithm    Algorithm
 	Hidden       []int   // hidden layer widths: {64, 64} (the paper: 256, 256; HIV 512)

@@ -27,7 +27,7 @@ type ReleaseConstants struct {
 	// RoundEpsilon, RoundDelta are one examined trajectory's guarantee (2ε', δ1/(2T)) (Theorem 5.3).
 	RoundEpsilon, RoundDelta float64
 	// CompositionEpsilon is what advanced composition (Dwork–Roth Thm 3.20, slack δ1/2) certifies for the
-	// T rounds; Theorem 5.5 claims ε1 by Cor. 3.21, which is stated only for ε1 < 1 (ALGORITHMS.md §4.5).
+	// T rounds; Theorem 5.5 claims ε1 by Cor. 3.21, which is stated only for ε1 < 1 (package doc, "Caveats").
 	CompositionEpsilon float64
 }
 
@@ -174,7 +174,7 @@ func (r *Release) StableTransitions() int {
 // trajectories draw θ̂ = θ + (4/ε')·ln(1/δ') + Lap(2/ε') and query its prefixes in order with
 // PrefixQuery (count + Lap(4/ε') > θ̂), keeping the longest prefix that passed. It is (ε1, δ1)-DP for
 // expert-level neighbours under the paper's analysis (which models each examined trajectory as a fresh
-// draw; ALGORITHMS.md §4.5 item 4). L is the domain's public demonstration bound e.Domain.DemoLen, not the
+// draw; package doc, "Caveats"). L is the domain's public demonstration bound e.Domain.DemoLen, not the
 // data's longest trajectory (which would make the threshold depend on the data); no prefix longer than L
 // is queried (Release.Cut counts the trajectories this shortens).
 func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {

@@ -52,8 +52,8 @@ type TrainConfig struct {
 	Clip            float64 // C, 1 by default
 	Epsilon, Delta  float64 // (ε2, δ2) the DP-SGD steps may spend
 	Accounting      Accounting
-	// MaxSteps caps the number of steps (the accountant's budget can run to millions; ALGORITHMS.md
-	// proposes 10⁶). With P = 0 or NonPrivate it is the number of steps.
+	// MaxSteps caps the number of steps (the accountant's budget can run to millions of steps at the paper's
+	// noise; a cap of 10⁶ is a reasonable choice). With P = 0 or NonPrivate it is the number of steps.
 	MaxSteps int
 	// NonPrivate trains on uniform batches from the whole log without clipping or noise (the baseline the
 	// paper normalises by).

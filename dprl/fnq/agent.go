@@ -48,8 +48,8 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", int(m))
 }
 
-// Config is the DQN loop of Wang & Hegde's released code (ALGORITHMS.md §2.7) with the method's noise; zero
-// fields take the code's values.
+// Config is the DQN loop of Wang & Hegde's released code (package doc, "The released code") with the method's noise;
+// zero fields take the code's values.
 type Config struct {
 	Method     Method
 	Episodes   int     // 100 (50 samples each)
@@ -311,7 +311,7 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// SpecifiedConfig is Algorithm 1 as written (ALGORITHMS.md §2.3 with its typo fixes: t = jB + b, a descent
+// SpecifiedConfig is Algorithm 1 as written (package doc, "Algorithm 1", with its typo fixes: t = jB + b, a descent
 // step, the released function is Q + g): T′ = T/B plain SGD steps, each on the B fresh samples just taken,
 // no replay memory and no target network, one OU path per action with β = 1/v from the calibration, reset
 // every T′/J steps, σ from Theorem 5 (or the exact GDP σ).

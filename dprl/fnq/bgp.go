@@ -11,7 +11,7 @@ import (
 	"github.com/dprl-project/dprl/envs"
 )
 
-// BGPConfig is the output-perturbation baseline of Wang & Hegde's Fig. 2 (BGP16, ALGORITHMS.md §2.7): the
+// BGPConfig is the output-perturbation baseline of Wang & Hegde's Fig. 2 (BGP16, package doc, "Baselines"): the
 // state interval is cut into Bins bins, every Every episodes DP-LSL (Balle et al.) estimates Q on the
 // (bin, action) pairs from the first-visit returns of the episodes since the last estimate, and the agent
 // acts ε-greedily on it. Its privacy is about trajectories, not reward functions, so it is NOT differentially

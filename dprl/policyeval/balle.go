@@ -10,9 +10,9 @@ import (
 	"github.com/dprl-project/dprl/envs"
 )
 
-// BalleSetup is Balle et al.'s chain experiment (ALGORITHMS.md §3.6): the 40-state chain without its
-// absorbing state (39 states, ρ_s = 1/39), the policy that stays or advances with probability ½, γ = 0.99,
-// and the exact values V.
+// BalleSetup is Balle et al.'s chain experiment (package doc, "Balle et al.'s chain"): the 40-state chain
+// without its absorbing state (39 states, ρ_s = 1/39), the policy that stays or advances with probability ½,
+// γ = 0.99, and the exact values V.
 type BalleSetup struct {
 	States int
 	Gamma  float64
@@ -62,7 +62,8 @@ func (b *BalleSetup) Batch(m int, src rand.Source) (*Signature, error) {
 		func(o []float64) int { return int(o[0]) })
 }
 
-// LambdaSchedule is the authors' regularisation schedule λ = ‖Φ‖_F²‖ρ‖∞ + c·m^0.4 (ALGORITHMS.md §3.6).
+// LambdaSchedule is the authors' regularisation schedule λ = ‖Φ‖_F²‖ρ‖∞ + c·m^0.4 (from their code; package
+// doc, "DP-LSL").
 func LambdaSchedule(p *Problem, c float64, m int) (float64, error) {
 	switch {
 	case p == nil:

@@ -1,20 +1,3 @@
-// Package policyeval holds the policy-evaluation estimators of Balle, Gomrokchi & Precup (2016) and Xie,
-// Thomas & Miklau (2019): first-visit Monte Carlo least squares with fixed weights (LSW) and with ridge
-// regularisation (LSL), their differentially private versions DP-LSW and DP-LSL (smooth-sensitivity
-// Gaussian output perturbation), and the metrics that compare them with the exact values.
-//
-// Neighbouring relation (both papers): datasets of m trajectories that differ in one trajectory
-// (replace-one); m is public.
-//
-// Declared bounds are enforced. DP-LSW's and DP-LSL's noise is calibrated for first-visit returns in the
-// problem's declared range [FMin, FMin + FRange] ⊆ [−FMax, FMax]: they clip every trajectory's first-visit
-// return to that range before averaging (the papers' analysis holds for any data once the returns are
-// bounded, so clipping keeps the guarantee whatever the data), and report how many returns were clipped in
-// Release.Clipped. The Signature therefore keeps each trajectory's first-visit returns; a hand-made
-// Signature without them is refused. GPOPE clips every step's gradient to Clip and refuses non-finite data.
-//
-// Private functions always add noise: ε must lie in (0, ∞) and δ in (0, 1). The non-private estimators are
-// the separately named LSW, LSL and GPOPE with GPOPEConfig.NonPrivate set.
 package policyeval
 
 import (
@@ -406,7 +389,8 @@ const (
 	// LSLPaper is the form recovered from the authors' newest code (Lemmas 7–9): it needs
 	// λ > ‖ρ‖∞‖Φ‖² and uses the Frobenius norm of Φ.
 	LSLPaper LSLBound = iota
-	// LSLSafe is the bound derived in ALGORITHMS.md §3.3, provably valid for any λ > 0 (spectral norms).
+	// LSLSafe is the bound derived for dprl (package doc, "DP-LSL"), provably valid for any λ > 0 (spectral
+	// norms).
 	LSLSafe
 )
 
@@ -422,7 +406,8 @@ func (b LSLBound) String() string {
 }
 
 // DPLSL releases LSL's estimate plus N(0, σ_X² I_d) with σ_X from the chosen bound's smooth sensitivity
-// (ALGORITHMS.md §3.3): the smooth bound maxes over k of e^{−kβ}·H(min(n + k, m))², counts growing towards m.
+// (package doc, "DP-LSL"): the smooth bound maxes over k of e^{−kβ}·H(min(n + k, m))², counts growing
+// towards m.
 // Returns are clipped to p.ReturnRange first, as in DPLSW.
 func DPLSL(p *Problem, sig *Signature, lambda float64, priv PrivacyParams, bound LSLBound, src rand.Source) (*Release, error) {
 	sig, clipped, err := privateSignature(p, sig, priv)
