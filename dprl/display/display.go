@@ -1,12 +1,3 @@
-// Package display shows figures, tables, Markdown and progress bars in a GoNB notebook, and is the only
-// package of the project that talks to the notebook front end.
-//
-// In a notebook, Plot sends an inline PNG, Table and Markdown render as HTML, and a Progress bar updates in
-// place and leaves its final line in the saved notebook. Outside a notebook (go run, go test) the same calls
-// do something visible instead of vanishing: figures are written as PNG files into Dir and their paths
-// printed, tables print as aligned text, Markdown prints as is, and progress goes to a terminal bar.
-//
-// The package-level functions use Default, which detects the notebook by itself.
 package display
 
 import (

@@ -1,15 +1,3 @@
-// Package figure builds the project's standard figures with gonum/plot: curves over trials drawn as
-// mean ± spread bands, several curves with a legend, linear or log axes. Every function returns a *plot.Plot
-// or PNG bytes; package display shows them in a notebook.
-//
-// Every figure follows one house style (see Style): Liberation Sans text, a light grid under the data, the
-// legend to the right of the data area, the Okabe–Ito colour-blind-safe palette with a distinct dash pattern
-// per curve (so curves stay apart in greyscale), log axes labelled at every decade with minor ticks between,
-// and PNGs rendered at twice the nominal pixel density (DefaultSize), which package display shows at the
-// nominal width so they stay sharp on high-DPI screens.
-//
-// Missing values are expected (a trial that diverged, a point not evaluated): NaN and ±Inf are skipped, a
-// point with no finite trial breaks its line, and on a log axis non-positive values are skipped too.
 package figure
 
 import (

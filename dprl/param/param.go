@@ -1,10 +1,3 @@
-// Package param is the one error type and the one set of range checks that every dprl package uses to
-// reject a bad argument.
-//
-// A rejection names the package that refused the value, the parameter as the user spelled it (the field or
-// argument name of the public API, not an internal symbol), the value given and the allowed range in interval
-// notation: "mechanisms: NoiseMultiplier = -1 is outside the allowed range (0, ∞)". NaN is never in range.
-// Callers test for it with errors.As(err, new(*param.Error)).
 package param
 
 import (

@@ -1,7 +1,3 @@
-// Package report is the seam between an analysis and whatever shows it. An analysis (a reproduction's figure,
-// a table of privacy constants) writes Markdown, tables, figures and progress to a Sink and returns an
-// error; the notebook passes display.Default, a test passes a Recorder, and a batch job passes Discard. The
-// package imports no notebook code, so analyses written against it run anywhere.
 package report
 
 import (
