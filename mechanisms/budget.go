@@ -131,8 +131,8 @@ func (b *Budget) Items() []string {
 }
 
 // Split divides the cap (ε, δ) in the given proportions, e.g. Split(3, 1) gives (3ε/4, 3δ/4) and (ε/4, δ/4)
-// as Sharma et al. do between data release and training. Each part is rounded down where needed so that
-// spending all of them always fits the cap.
+// (Sharma et al. split ε this way between data release and training, δ as 9:1). Each part is rounded down
+// where needed so that spending all of them always fits the cap.
 func (b *Budget) Split(weights ...float64) ([][2]float64, error) {
 	if b == nil || !b.valid {
 		return nil, ErrNoBudget

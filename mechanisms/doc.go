@@ -146,8 +146,8 @@
 // of runs, within a target (ε, δ).
 //
 // Budget is an (ε, δ) cap spent by basic composition (the ε's and δ's add up), in exact rational
-// arithmetic on the decimal value of each float64; Split divides the cap in proportions (Sharma et al. give
-// 3/4 to data release and 1/4 to training).
+// arithmetic on the decimal value of each float64; Split divides the cap in proportions (Split(3, 1): three
+// quarters and one quarter of both ε and δ).
 //
 // # Float path and secure path
 //

@@ -45,8 +45,9 @@
 //     more than the paper's accounting for p < 1.
 //
 // With NoiseMultiplier 0, s is calibrated so that MaxSteps steps spend exactly (ε2, δ2). The whole pipeline
-// is (ε1 + ε2, δ1 + δ2)-DP (Theorem 5.6); Sharma et al. give 3/4 of the budget to the release and 1/4 to
-// training for ε ≥ 7.5 (mechanisms.Budget.Split(3, 1)), with δ = 1/m.
+// is (ε1 + ε2, δ1 + δ2)-DP (Theorem 5.6). Sharma et al. take δ = 1/m and, for ε ≥ 7.5, split the budget as
+// ε1 = 3ε/4, ε2 = ε/4, δ1 = 9δ/10, δ2 = δ/10; on Acrobot all of it goes to the release (p = 0), and at ε = 5
+// all of it to DP-SGD (ε1 = 0).
 //
 // # Domains and experts
 //
