@@ -28,9 +28,9 @@ func TestBadParametersAreErrors(t *testing.T) {
 		"time limit":          {func() error { return reset(tl) }, "MaxSteps = 0"},
 		"constant table n":    {func() error { _, err := ConstantTable(-1, 1); return err }, "n = -1"},
 		"constant table prob": {func() error { _, err := ConstantTable(2, math.NaN(), 1); return err }, "probs[0] = NaN"},
-		"collect nil env":     {func() error { _, err := Collect(nil, Uniform{N: 2}, 1, rand.NewPCG(1, 1), 0); return err }, "env = nil"},
+		"collect nil env":     {func() error { _, err := Collect(nil, Uniform{N: 2}, 1, rand.NewPCG(1, 1), 0); return err }, "env is missing"},
 		"fourier order":       {func() error { _, err := NewFourier(1000, make([]float64, 6), []float64{1, 1, 1, 1, 1, 1}); return err }, "order = 1000"},
-		"check env nil":       {func() error { return CheckEnv(nil, 1, 1) }, "newEnv = nil"},
+		"check env nil":       {func() error { return CheckEnv(nil, 1, 1) }, "newEnv is missing"},
 		"unknown name":        {func() error { _, err := Make("nope"); return err }, `name = "nope"`},
 	}
 	for name, c := range cases {
@@ -51,8 +51,8 @@ func TestFirstVisitReturnsNamesItsArguments(t *testing.T) {
 	for want, err := range map[string]error{
 		"numStates = 0 is outside the allowed range [1,":                        func() error { _, _, err := d.FirstVisitReturns(0.9, 0, idx); return err }(),
 		"index(obs) = 3 is outside the allowed range [0, numStates−1] = [0, 1]": func() error { _, _, err := d.FirstVisitReturns(0.9, 2, idx); return err }(),
-		"index = nil":    func() error { _, _, err := d.FirstVisitReturns(0.9, 2, nil); return err }(),
-		"p[0][1] = -0.5": func() error { _, err := NewTablePolicy([][]float64{{1.5, -0.5}}); return err }(),
+		"index is missing": func() error { _, _, err := d.FirstVisitReturns(0.9, 2, nil); return err }(),
+		"p[0][1] = -0.5":   func() error { _, err := NewTablePolicy([][]float64{{1.5, -0.5}}); return err }(),
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v, want %q", err, want)

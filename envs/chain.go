@@ -19,16 +19,18 @@ type ChainParams struct {
 	Label       string    // the registry name
 }
 
-// BalleChainParams is Balle et al.'s chain (ALGORITHMS.md §3.6, from the authors' code): N = 40, reward 1
-// on reaching the absorbing state and 0 otherwise, uniform start. Their evaluated policy picks stay or
-// advance with probability ½ each (p = 0.5); use a fixed stochastic policy for it. Time limit 200.
+// BalleChainParams is Balle et al.'s chain (package doc, "Environments"; constants from the authors' code):
+// N = 40, reward 1 on reaching the absorbing state and 0 otherwise, uniform start. Their evaluated policy
+// picks stay or advance with probability ½ each (p = 0.5); use a fixed stochastic policy for it. Time limit
+// 200.
 func BalleChainParams() ChainParams {
 	return ChainParams{N: 40, AdvanceProb: 1, StepReward: 0, GoalReward: 1, Label: "chain"}
 }
 
-// MDP100Params is Seo & Yang's "MDP-100" patient-treatment chain as ALGORITHMS.md §5.5 proposes: 100
-// states, "move right" advances with probability 0.9, reward −1 per step and +1 on reaching the absorbing
-// state, start in state 0. Time limit 1000.
+// MDP100Params is Seo & Yang's "MDP-100" patient-treatment chain: 100 states, "move right" advances with
+// probability 0.9, reward −1 per step and +1 on reaching the absorbing state. The paper gives neither the
+// start state nor a step cap; we start in state 0 and cut episodes at 1000 steps (package doc,
+// "Environments").
 func MDP100Params() ChainParams {
 	start := make([]float64, 99)
 	start[0] = 1
@@ -145,7 +147,7 @@ func (c *Chain) SetState(s []float64) error {
 	}
 	i := int(s[0])
 	if float64(i) != s[0] || i < 0 || i >= c.p.N-1 {
-		return fmt.Errorf("envs: %s: state %v is outside the allowed range [0, %d] (non-absorbing states)", c.p.Label, s[0], c.p.N-2)
+		return check.Errorf("s[0]", s[0], "the integers [0, %d] (the non-absorbing states of %s)", c.p.N-2, c.p.Label)
 	}
 	c.s = i
 	c.obs[0] = s[0]

@@ -1,8 +1,6 @@
 package envs
 
 import (
-	"errors"
-
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -47,14 +45,14 @@ type Dataset struct {
 func Collect(env Env, pol Policy, n int, src rand.Source, expert int) ([]Trajectory, error) {
 	switch {
 	case env == nil:
-		return nil, errors.New("envs: env = nil: Collect needs an environment")
+		return nil, check.Missing("env", "an environment to collect from")
 	case pol == nil:
-		return nil, errors.New("envs: pol = nil: Collect needs a policy")
+		return nil, check.Missing("pol", "a policy to act with")
 	case src == nil:
-		return nil, errors.New("envs: src = nil: Collect needs a rand.Source")
+		return nil, check.Missing("src", "a rand.Source")
 	}
-	if pol.NumActions() != env.NumActions() {
-		return nil, fmt.Errorf("envs: policy has %d actions, %s has %d", pol.NumActions(), env.Name(), env.NumActions())
+	if na := env.NumActions(); pol.NumActions() != na {
+		return nil, check.Errorf("pol.NumActions()", float64(pol.NumActions()), "[%d, %d] (the actions of %s)", na, na, env.Name())
 	}
 	if err := check.AtLeast("n", n, 0); err != nil {
 		return nil, err
@@ -174,7 +172,7 @@ func (d *Dataset) FirstVisitReturns(gamma float64, numStates int, index func(obs
 		return nil, nil, err
 	}
 	if index == nil {
-		return nil, nil, errors.New("envs: index = nil: FirstVisitReturns needs the map from observations to states")
+		return nil, nil, check.Missing("index", "the map from observations to states")
 	}
 	avg, visits = make([]float64, numStates), make([]int, numStates)
 	seen := make([]int, numStates) // trajectory number + 1 of the last first visit

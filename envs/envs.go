@@ -1,9 +1,3 @@
-// Package envs holds the environments of the five papers behind one Gymnasium-style contract (Reset, Step
-// with terminated and truncated kept apart), a conformance checker, feature maps, policies, trajectory
-// datasets and exact solutions of the tabular models.
-//
-// Every environment is checked step for step against reference trajectories recorded from Gymnasium,
-// scipy and pybox2d (testdata/vectors), and live against Gymnasium in the crosscheck package.
 package envs
 
 import (
@@ -15,7 +9,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"strings"
 )
 
 // Box is a product of closed intervals [Low[i], High[i]] (±Inf allowed).
@@ -104,7 +97,7 @@ func (e *episode) begin(src rand.Source) error {
 		return e.bad
 	}
 	if src == nil {
-		return errors.New("envs: src = nil: Reset needs a rand.Source")
+		return check.Missing("src", "a rand.Source for Reset")
 	}
 	e.rng = rand.New(src)
 	e.active = true
@@ -216,7 +209,7 @@ func Names() []string {
 func Make(name string) (*TimeLimit, error) {
 	r, ok := registry[name]
 	if !ok {
-		return nil, fmt.Errorf("envs: name = %q is not a registered environment (known: %s)", name, strings.Join(Names(), ", "))
+		return nil, check.OneOf("name", name, Names()...)
 	}
 	return &TimeLimit{Env: r.make(), MaxSteps: r.maxSteps}, nil
 }
@@ -228,14 +221,14 @@ func Make(name string) (*TimeLimit, error) {
 // uniformly random actions.
 func CheckEnv(newEnv func() Env, episodes, maxSteps int) error {
 	if newEnv == nil {
-		return errors.New("envs: newEnv = nil: CheckEnv needs a constructor")
+		return check.Missing("newEnv", "a constructor of the environment to check")
 	}
 	if err := param.First(check.AtLeast("episodes", episodes, 0), check.AtLeast("maxSteps", maxSteps, 1)); err != nil {
 		return err
 	}
 	a, b := newEnv(), newEnv()
 	if a == nil || b == nil {
-		return errors.New("envs: newEnv returned a nil Env")
+		return check.Missing("newEnv()", "a non-nil Env from the constructor")
 	}
 	if _, err := a.Step(0); !errors.Is(err, ErrEpisodeOver) {
 		return fmt.Errorf("%s: Step before Reset: got %v, want ErrEpisodeOver", a.Name(), err)
@@ -322,5 +315,5 @@ func f32(x float64) float64 { return float64(float32(x)) }
 
 // stateError reports a state vector of the wrong length.
 func stateError(env string, got, want int) error {
-	return fmt.Errorf("envs: %s: state has %d values, want %d", env, got, want)
+	return check.Errorf("len(s)", float64(got), "[%d, %d] (the length of a %s state)", want, want, env)
 }

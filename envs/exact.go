@@ -42,18 +42,18 @@ func (m *Model) Add(s, a, next int, p, r float64) {
 // checkPolicy validates a policy table pi[s][a] of action probabilities.
 func (m *Model) checkPolicy(pi [][]float64) error {
 	if len(pi) != m.NumStates {
-		return fmt.Errorf("envs: policy has %d states, the model %d", len(pi), m.NumStates)
+		return check.Errorf("len(pi)", float64(len(pi)), "[%d, %d] (the model's states)", m.NumStates, m.NumStates)
 	}
 	for s, row := range pi {
 		if len(row) != m.NumActions {
-			return fmt.Errorf("envs: policy state %d has %d actions, the model %d", s, len(row), m.NumActions)
+			return check.Errorf(fmt.Sprintf("len(pi[%d])", s), float64(len(row)), "[%d, %d] (the model's actions)", m.NumActions, m.NumActions)
 		}
 		sum := 0.0
 		for _, p := range row {
 			sum += p
 		}
 		if math.Abs(sum-1) > 1e-9 {
-			return fmt.Errorf("envs: policy probabilities in state %d sum to %v, want 1", s, sum)
+			return check.Errorf(fmt.Sprintf("sum(pi[%d])", s), sum, "1 (within 1e−9): action probabilities")
 		}
 	}
 	return nil

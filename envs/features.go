@@ -91,7 +91,7 @@ func NewFourier(order int, low, high []float64) (*Fourier, error) {
 		n *= order + 1
 	}
 	if n > 1<<20 {
-		return nil, fmt.Errorf("envs: Fourier basis of order %d in %d dimensions has %d features, over the limit 2^20", order, d, n)
+		return nil, check.Errorf("order", float64(order), "orders whose (order+1)^d features stay within MaxFourierFeatures = 2^20 (here d = %d: %d features)", d, n)
 	}
 	f := &Fourier{Order: order, Low: low, High: high, scaled: make([]float64, d)}
 	c := make([]int, d)

@@ -137,7 +137,7 @@ func (h *HIV) SetState(s []float64) error {
 	}
 	for i, v := range s {
 		if !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("envs: hiv: state[%d] = %v is outside the allowed range (0, ∞)", i, v)
+			return check.In(fmt.Sprintf("s[%d]", i), v, param.Positive)
 		}
 	}
 	copy(h.s[:], s)

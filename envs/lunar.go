@@ -55,8 +55,8 @@ var llPoly = [6][2]float64{{-14, 17}, {-17, 0}, {-17, -10}, {17, -10}, {17, 0}, 
 // 3 right engine) on the ByteArena port of Box2D 2.3. A fresh world is built at every reset, as in v3.
 //
 // Box2D here computes in float64 where pybox2d uses float32, so trajectories agree with Gymnasium's only for
-// the first steps (about 1e−6 after 1–3 steps, 1e−3 after 25; ENVIRONMENTS.md §5); after that agreement is
-// statistical. The observation is float32 like Gymnasium's.
+// the first steps (about 1e−6 after 1–3 steps, 1e−3 after 25; package doc, "Agreement with the references");
+// after that agreement is statistical. The observation is float32 like Gymnasium's.
 type LunarLander struct {
 	p LunarLanderParams
 	episode

@@ -12,7 +12,8 @@ import (
 // replayLunarLander replays a recorded LunarLander episode: the draws made during reset (from the
 // companion *_reset.json) and during each step (the dispersion columns) are injected, the recorded actions
 // applied, and the lander's body state and observation compared within 1e−4 for the first 10 steps
-// (ENVIRONMENTS.md §5: float64 Box2D against pybox2d's float32 diverges after that), with the flags and,
+// (float64 Box2D against pybox2d's float32 diverges after that: package doc, "Agreement with the
+// references"), with the flags and,
 // within 1e−2, the rewards.
 func replayLunarLander(t *testing.T, path string) {
 	tb := readTable(t, path)

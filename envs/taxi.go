@@ -1,7 +1,6 @@
 package envs
 
 import (
-	"fmt"
 	"math/rand/v2"
 )
 
@@ -138,7 +137,7 @@ func (t *Taxi) SetState(s []float64) error {
 	}
 	i := int(s[0])
 	if float64(i) != s[0] || i < 0 || i >= 500 {
-		return fmt.Errorf("envs: taxi: state %v is outside the allowed range [0, 499]", s[0])
+		return check.Errorf("s[0]", s[0], "the integers [0, 499] (the states of taxi)")
 	}
 	t.s = i
 	t.obs[0] = s[0]

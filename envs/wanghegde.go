@@ -1,9 +1,10 @@
 package envs
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // WangHegde is the continuous 1-D MDP of Wang & Hegde's released code ("hitorstandcontinuous"): state
@@ -56,7 +57,7 @@ func (w *WangHegde) SetState(s []float64) error {
 		return stateError("wanghegde", len(s), 1)
 	}
 	if !(s[0] >= 0 && s[0] <= 1) {
-		return fmt.Errorf("envs: wanghegde: state %v is outside the allowed range [0, 1]", s[0])
+		return check.In("s[0]", s[0], param.Probability)
 	}
 	w.s = s[0]
 	w.obs[0] = s[0]

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // Event is a mechanism an accountant can record: GaussianEvent, LaplaceEvent, PoissonSampled or
@@ -55,7 +57,7 @@ func (e Mixed) validate() error {
 	if e.Event == nil {
 		return check.Missing("Event", "an inner Event for Mixed")
 	}
-	return firstErr(inRange("P", e.P, 0, 1, false, true), e.Event.validate())
+	return param.First(check.In("P", e.P, samplingRate), e.Event.validate())
 }
 
 func (e GaussianEvent) String() string { return fmt.Sprintf("Gaussian(z=%g)", e.NoiseMultiplier) }
@@ -71,16 +73,16 @@ func (e SampledWithoutReplacement) String() string {
 }
 
 func (e GaussianEvent) validate() error {
-	return inRange("NoiseMultiplier", e.NoiseMultiplier, 0, math.Inf(1), false, false)
+	return check.In("NoiseMultiplier", e.NoiseMultiplier, param.Positive)
 }
 func (e LaplaceEvent) validate() error {
-	return inRange("NoiseMultiplier", e.NoiseMultiplier, 0, math.Inf(1), false, false)
+	return check.In("NoiseMultiplier", e.NoiseMultiplier, param.Positive)
 }
 func (e PoissonSampled) validate() error {
 	if e.Event == nil {
 		return check.Missing("Event", "an inner Event for PoissonSampled")
 	}
-	return firstErr(inRange("Q", e.Q, 0, 1, false, true), e.Event.validate())
+	return param.First(check.In("Q", e.Q, samplingRate), e.Event.validate())
 }
 func (e SampledWithoutReplacement) validate() error {
 	if e.Event == nil {
@@ -141,7 +143,7 @@ func NewRDPAccountant(orders []float64, conv Conversion) (*RDPAccountant, error)
 	if orders == nil {
 		orders, _ = Orders(DefaultOrders)
 	}
-	if err := firstErr(checkOrders(orders), checkConversion(conv)); err != nil {
+	if err := param.First(checkOrders(orders), checkConversion(conv)); err != nil {
 		return nil, err
 	}
 	return &RDPAccountant{Orders: orders, Conversion: conv, rdp: make([]float64, len(orders))}, nil
@@ -154,7 +156,7 @@ func checkOrders(orders []float64) error {
 	}
 	for i, a := range orders {
 		if !(a > 1 && a < math.Inf(1)) { // name formatted only on failure
-			return inRange(fmt.Sprintf("orders[%d]", i), a, 1, math.Inf(1), false, false)
+			return check.In(fmt.Sprintf("orders[%d]", i), a, param.Interval{Lo: 1, Hi: math.Inf(1)})
 		}
 	}
 	return nil
@@ -170,7 +172,7 @@ func checkConversion(c Conversion) error {
 // RDPOf returns one run of e's RDP at each order, or an error if the RDP accountant does not support e or
 // an order lies outside (1, ∞).
 func RDPOf(e Event, orders []float64) ([]float64, error) {
-	if err := firstErr(validateEvent(e), checkOrders(orders)); err != nil {
+	if err := param.First(validateEvent(e), checkOrders(orders)); err != nil {
 		return nil, err
 	}
 	out := make([]float64, len(orders))
@@ -232,7 +234,7 @@ func (a *RDPAccountant) ready() error {
 		if a.Orders == nil {
 			a.Orders, _ = Orders(DefaultOrders)
 		}
-		if err := firstErr(checkOrders(a.Orders), checkConversion(a.Conversion)); err != nil {
+		if err := param.First(checkOrders(a.Orders), checkConversion(a.Conversion)); err != nil {
 			return err
 		}
 		a.rdp = make([]float64, len(a.Orders))
@@ -307,7 +309,7 @@ func (a *GDPAccountant) Epsilon(delta float64) (float64, error) {
 
 // Delta is the exact δ at ε of the composition.
 func (a *GDPAccountant) Delta(epsilon float64) (float64, error) {
-	if err := inRange("epsilon", epsilon, 0, math.Inf(1), true, false); err != nil {
+	if err := check.In("epsilon", epsilon, param.NonNegative); err != nil {
 		return 0, err
 	}
 	return GDPDelta(a.Mu(), epsilon), nil
@@ -327,7 +329,7 @@ func tooSpread(err error) bool {
 // where epsAt builds the accountant for the run at noise z and returns its ε (decreasing in z). It fails if
 // even hi does not reach the target. A *GridError from epsAt counts as an ε above the target.
 func CalibrateNoise(target, lo, hi float64, epsAt0 func(z float64) (float64, error)) (float64, error) {
-	if err := firstErr(inRange("target", target, 0, math.Inf(1), false, false), inRange("lo", lo, 0, hi, false, false)); err != nil {
+	if err := param.First(check.In("target", target, param.Positive), check.In("lo", lo, param.Interval{Lo: 0, Hi: hi})); err != nil {
 		return 0, err
 	}
 	if epsAt0 == nil {
@@ -345,7 +347,7 @@ func CalibrateNoise(target, lo, hi float64, epsAt0 func(z float64) (float64, err
 		return 0, err
 	}
 	if eHi > target {
-		return 0, fmt.Errorf("mechanisms: noise multiplier %g still gives ε = %g > target %g: raise the upper bound", hi, eHi, target)
+		return 0, check.Errorf("hi", hi, "a noise multiplier whose ε reaches the target %g (at hi, ε = %g): raise hi", target, eHi)
 	}
 	if eLo, err := epsAt(lo); err != nil {
 		return 0, err
@@ -378,7 +380,7 @@ func CalibrateNoise(target, lo, hi float64, epsAt0 func(z float64) (float64, err
 // It returns limit when even limit runs fit, and 0 when a single run does not. A *GridError counts as not
 // fitting.
 func MaxSteps(newAccountant func() (Accountant, error), e Event, epsilon, delta float64, limit int) (int, error) {
-	if err := firstErr(checkEpsilon(epsilon), checkDeltaPositive(delta)); err != nil {
+	if err := param.First(checkEpsilon(epsilon), checkDeltaPositive(delta)); err != nil {
 		return 0, err
 	}
 	if limit < 1 {

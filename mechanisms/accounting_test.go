@@ -108,10 +108,11 @@ func TestOrderGrids(t *testing.T) {
 	}
 }
 
-// TestGPOPECalibrationTable reproduces ALGORITHMS.md §1.3's worked example: WBK Thm 9 (replace-one, Δ = 2C,
-// C = 1, q = 1/n), improved conversion, δ = 1e−5; then ε of the Poisson add/remove accountant (Δ = C) at the
-// same σ. The spec computed it over integer orders: with dpa_default the n = 1000, T = 1000, ε = 0.1 row
-// gives σ = 6.09, because its optimum, order 92, is not in that grid (checked below).
+// TestGPOPECalibrationTable reproduces the GPOPE calibration table (package doc, "Reference values"): WBK
+// Thm 9 (replace-one, Δ = 2C, C = 1, q = 1/n), improved conversion, δ = 1e−5; then ε of the Poisson
+// add/remove accountant (Δ = C) at the same σ. The table was computed over integer orders: with dpa_default
+// the n = 1000, T = 1000, ε = 0.1 row gives σ = 6.09, because its optimum, order 92, is not in that grid
+// (checked below).
 func TestGPOPECalibrationTable(t *testing.T) {
 	orders := IntegerOrders(2, 256) // every row's optimum is below 100
 	rows := []struct {
@@ -124,7 +125,7 @@ func TestGPOPECalibrationTable(t *testing.T) {
 		{1000, 1000, 0.1, 5.183, 0.02},
 		{10000, 100000, 0.5, 2.020, 0.10},
 	}
-	general := true // the spec's table is Theorem 9 alone
+	general := true // the table uses Theorem 9 alone, as the paper's proof does
 	calibrate := func(orders []float64, n, steps int, eps float64) float64 {
 		s, err := CalibrateNoise(eps, 0.1, 100, func(sigma float64) (float64, error) {
 			a, _ := NewRDPAccountant(orders, ConversionImproved)
@@ -249,8 +250,8 @@ func TestPLDAgainstRDPAndConsistency(t *testing.T) {
 }
 
 func TestCompositionTheorems(t *testing.T) {
-	// Sharma et al.'s advanced-composition check (ALGORITHMS.md §4.3): ε0 = 2ε′ with ε′ = ε1/sqrt(32T ln(2/δ1)),
-	// k = T, slack δ1/2.
+	// Sharma et al.'s advanced-composition check (their Theorem 5.5 by Dwork–Roth Thm 3.20): ε0 = 2ε′ with
+	// ε′ = ε1/sqrt(32T ln(2/δ1)), k = T, slack δ1/2.
 	for _, c := range []struct {
 		eps1, delta1 float64
 		T            int
@@ -282,7 +283,8 @@ func TestCompositionTheorems(t *testing.T) {
 			}
 		}
 	}
-	// Wang & Hegde's Theorem 5 worked example (ALGORITHMS.md §2.5, first row): ‖f‖²_H ≤ 0.219, T′ = 100.
+	// Wang & Hegde's Theorem 5 at ε = 0.9, δ = 1e−4 (first row of the calibration table, package doc,
+	// "Reference values"): ‖f‖²_H ≤ 0.219, T′ = 100.
 	sens := math.Sqrt(0.219)
 	s, _ := KOVGaussianSigma(100, sens, 0.9, 1e-4)
 	near(t, "Theorem 5 σ", s, 22.2, 3e-3)
@@ -357,9 +359,9 @@ func TestBudget(t *testing.T) {
 	}
 }
 
-// TestSharmaDPSGDSteps reproduces ALGORITHMS.md §4.3's table of expert-level DP-SGD steps before the budget
-// is exhausted (RDP, improved conversion, dpa_default). The first row's "> 2·10⁶" comes out at 1,994,140
-// here: 0.3% under, the spec's order grid being unstated.
+// TestSharmaDPSGDSteps reproduces the table of expert-level DP-SGD steps before the budget is exhausted
+// (package doc, "Reference values"; RDP, improved conversion, dpa_default). The first row's "> 2·10⁶" comes
+// out at 1,994,140 here: 0.3% under, the order grid of the independent calculation being unknown.
 func TestSharmaDPSGDSteps(t *testing.T) {
 	rdp := func() (Accountant, error) { return NewRDPAccountant(nil, ConversionImproved) }
 	for _, c := range []struct {
@@ -395,9 +397,9 @@ func TestSharmaDPSGDSteps(t *testing.T) {
 	}
 }
 
-// TestWangHegdeCalibrationRows reproduces the other two rows of ALGORITHMS.md §2.5's worked example, from
-// the paper's inputs: v = 4α(k+1)/B, ‖f‖²_H ≤ C = (v² + v)L², β = 1/v, σ by Theorem 5 with T′ = T/B ≈ 39,
-// the tail margin 2k − 8.68√β σ, the exact GDP ε and the KOV-formula ε.
+// TestWangHegdeCalibrationRows reproduces the other two rows of the Theorem 5 calibration table (package
+// doc, "Reference values"), from the paper's inputs: v = 4α(k+1)/B, ‖f‖²_H ≤ C = (v² + v)L², β = 1/v, σ by
+// Theorem 5 with T′ = T/B ≈ 39, the tail margin 2k − 8.68√β σ, the exact GDP ε and the KOV-formula ε.
 func TestWangHegdeCalibrationRows(t *testing.T) {
 	for _, r := range []struct {
 		eps, lr, k                             float64

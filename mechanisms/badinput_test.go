@@ -16,10 +16,10 @@ func TestSmoothSVTAndOUBadInput(t *testing.T) {
 		err  func() error
 		want string
 	}{
-		"smooth nil src": {func() error { _, err := NewSmoothGaussian(1, 1e-5, 2, SmoothLemma1, nil); return err }, "src = nil"},
+		"smooth nil src": {func() error { _, err := NewSmoothGaussian(1, 1e-5, 2, SmoothLemma1, nil); return err }, "src is missing"},
 		"smooth variant": {func() error { _, err := NewSmoothGaussian(1, 1e-5, 2, 7, src); return err }, "v = 7 is outside the allowed range [0, 1]"},
-		"ou nil src":     {func() error { _, err := NewOUPath(1, 1, nil); return err }, "src = nil"},
-		"ou paths nil":   {func() error { _, err := NewOUPaths(2, 1, 1, nil); return err }, "src = nil"},
+		"ou nil src":     {func() error { _, err := NewOUPath(1, 1, nil); return err }, "src is missing"},
+		"ou paths nil":   {func() error { _, err := NewOUPaths(2, 1, 1, nil); return err }, "src is missing"},
 		"ou paths beta":  {func() error { _, err := NewOUPaths(2, 1, math.NaN(), src); return err }, "beta = NaN"},
 		"svt Epsilon": {func() error {
 			_, err := NewSparseVector(SparseVectorParams{Epsilon: -1, Sensitivity: 1, Src: src})

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // Budget is an (ε, δ) privacy budget spent by basic sequential composition: the ε's and δ's of the
@@ -35,7 +37,7 @@ var ErrNoBudget = errors.New("mechanisms: this Budget was not made by NewBudget 
 
 // NewBudget returns an unspent budget capped at (epsilon, delta), epsilon ∈ (0, ∞), delta ∈ [0, 1).
 func NewBudget(epsilon, delta float64) (*Budget, error) {
-	if err := firstErr(checkEpsilon(epsilon), checkDelta(delta)); err != nil {
+	if err := param.First(checkEpsilon(epsilon), checkDelta(delta)); err != nil {
 		return nil, err
 	}
 	return &Budget{valid: true, capEps: decimalRat(epsilon), capDel: decimalRat(delta),
@@ -89,7 +91,7 @@ func (b *Budget) Spend(what string, epsilon, delta float64) error {
 	if b == nil || !b.valid {
 		return ErrNoBudget
 	}
-	if err := firstErr(inRange("epsilon", epsilon, 0, math.Inf(1), true, false), checkDelta(delta)); err != nil {
+	if err := param.First(check.In("epsilon", epsilon, param.NonNegative), checkDelta(delta)); err != nil {
 		return err
 	}
 	ne := new(big.Rat).Add(b.spentEps, decimalRat(epsilon))
@@ -129,18 +131,18 @@ func (b *Budget) Items() []string {
 }
 
 // Split divides the cap (ε, δ) in the given proportions, e.g. Split(3, 1) gives (3ε/4, 3δ/4) and (ε/4, δ/4)
-// as Sharma et al. do between data release and training. Each part is rounded down where needed so that
-// spending all of them always fits the cap.
+// (Sharma et al. split ε this way between data release and training, δ as 9:1). Each part is rounded down
+// where needed so that spending all of them always fits the cap.
 func (b *Budget) Split(weights ...float64) ([][2]float64, error) {
 	if b == nil || !b.valid {
 		return nil, ErrNoBudget
 	}
 	if len(weights) == 0 {
-		return nil, fmt.Errorf("mechanisms: Split needs at least one weight")
+		return nil, check.Missing("weights", "at least one positive weight")
 	}
 	total := new(big.Rat)
 	for i, w := range weights {
-		if err := inRange(fmt.Sprintf("weights[%d]", i), w, 0, math.Inf(1), false, false); err != nil {
+		if err := check.In(fmt.Sprintf("weights[%d]", i), w, param.Positive); err != nil {
 			return nil, err
 		}
 		total.Add(total, new(big.Rat).SetFloat64(w))

@@ -2,14 +2,16 @@ package mechanisms
 
 import (
 	"math"
+
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // AdvancedComposition is the advanced composition theorem (Dwork, Rothblum & Vadhan 2010; Dwork & Roth
 // 2014, Thm 3.20): k mechanisms, each (ε0, δ0)-DP, compose adaptively to
 // (ε0·sqrt(2k ln(1/δ̃)) + k·ε0·(e^{ε0} − 1), k·δ0 + δ̃)-DP for any slack δ̃ > 0.
 func AdvancedComposition(eps0, delta0 float64, k int, deltaSlack float64) (eps, delta float64, err error) {
-	if err := firstErr(inRange("eps0", eps0, 0, math.Inf(1), false, false), inRange("delta0", delta0, 0, 1, true, false),
-		inRange("deltaSlack", deltaSlack, 0, 1, false, false)); err != nil {
+	if err := param.First(check.In("eps0", eps0, param.Positive), check.In("delta0", delta0, deltaRange),
+		check.In("deltaSlack", deltaSlack, param.OpenUnit)); err != nil {
 		return 0, 0, err
 	}
 	if err := check.AtLeast("k", k, 1); err != nil {
@@ -24,7 +26,7 @@ func AdvancedComposition(eps0, delta0 float64, k int, deltaSlack float64) (eps, 
 // which makes k-fold composition (ε, kδ0 + δ̃)-DP when ε < 1 (the corollary's condition; outside it, check
 // with AdvancedComposition).
 func AdvancedCompositionEps0(eps float64, k int, deltaSlack float64) (float64, error) {
-	if err := firstErr(checkEpsilon(eps), inRange("deltaSlack", deltaSlack, 0, 1, false, false)); err != nil {
+	if err := param.First(checkEpsilon(eps), check.In("deltaSlack", deltaSlack, param.OpenUnit)); err != nil {
 		return 0, err
 	}
 	if err := check.AtLeast("k", k, 1); err != nil {
@@ -44,8 +46,8 @@ const MaxOptimalCompositionK = 1_000_000_000
 // √(35k) of the mean and adds Hoeffding's bound 2e^{−70} on the probability of the rest (a pessimistic
 // error of at most 1e−30). k must lie in [1, MaxOptimalCompositionK].
 func OptimalCompositionDelta(eps0, delta0 float64, k int, eps float64) (float64, error) {
-	if err := firstErr(inRange("eps0", eps0, 0, math.Inf(1), false, false), inRange("delta0", delta0, 0, 1, true, false),
-		inRange("epsilon", eps, 0, math.Inf(1), true, false), check.Int("k", k, 1, MaxOptimalCompositionK)); err != nil {
+	if err := param.First(check.In("eps0", eps0, param.Positive), check.In("delta0", delta0, deltaRange),
+		check.In("epsilon", eps, param.NonNegative), check.Int("k", k, 1, MaxOptimalCompositionK)); err != nil {
 		return 0, err
 	}
 	return optimalDelta(eps0, delta0, k, eps), nil
@@ -100,7 +102,7 @@ func OptimalCompositionEpsilon(eps0, delta0 float64, k int, delta float64) (floa
 	}
 	floor := 1 - math.Pow(1-delta0, float64(k))
 	if delta <= floor {
-		return 0, &ParamError{Pkg: "mechanisms", Param: "delta", Value: delta, Allowed: "(1 − (1 − δ0)^k, 1) = (" + fmtBound(floor) + ", 1)"}
+		return 0, check.Errorf("delta", delta, "(1 − (1 − δ0)^k, 1) = (%s, 1)", param.Format(floor))
 	}
 	kEps := float64(k) * eps0
 	if optimalDelta(eps0, delta0, k, 0) <= delta {
@@ -113,7 +115,7 @@ func OptimalCompositionEpsilon(eps0, delta0 float64, k int, delta float64) (floa
 // Gaussian mechanisms each with sensitivity Δ and noise σ: ε = kΔ²/(2σ²) + sqrt(2kΔ²w/σ²) with
 // w = ln(e + sqrt(kΔ²/σ²)/δ). It is an upper bound; GDPEpsilon(sqrt(k)·Δ/σ, δ) is exact.
 func KOVGaussianEpsilon(k int, sensitivity, sigma, delta float64) (float64, error) {
-	if err := firstErr(checkSensitivity(sensitivity), checkSigma(sigma), checkDeltaPositive(delta)); err != nil {
+	if err := param.First(checkSensitivity(sensitivity), checkSigma(sigma), checkDeltaPositive(delta)); err != nil {
 		return 0, err
 	}
 	if err := check.AtLeast("k", k, 1); err != nil {
@@ -127,7 +129,7 @@ func KOVGaussianEpsilon(k int, sensitivity, sigma, delta float64) (float64, erro
 // KOVGaussianSigma is the sufficient noise of Wang & Hegde's Theorem 5 form for k Gaussian mechanisms:
 // σ = Δ·sqrt(2k ln(e + ε/δ))/ε.
 func KOVGaussianSigma(k int, sensitivity, eps, delta float64) (float64, error) {
-	if err := firstErr(checkSensitivity(sensitivity), checkEpsilon(eps), checkDeltaPositive(delta)); err != nil {
+	if err := param.First(checkSensitivity(sensitivity), checkEpsilon(eps), checkDeltaPositive(delta)); err != nil {
 		return 0, err
 	}
 	if err := check.AtLeast("k", k, 1); err != nil {

@@ -1,8 +1,6 @@
 package mechanisms
 
 import (
-	"math"
-
 	"github.com/dprl-project/dprl/dprl/param"
 )
 
@@ -10,29 +8,28 @@ import (
 // names the package that rejected the value.
 type ParamError = param.Error
 
-// check rejects values on behalf of this package.
+// check rejects values on behalf of this package: every bad-argument error of the package is a *ParamError
+// made by one of its methods.
 const check param.Checker = "mechanisms"
 
-// inRange returns a *ParamError unless lo < v < hi (open ends) or lo ≤ v when loClosed, v ≤ hi when hiClosed.
-// NaN is always out of range.
+// Ranges of the parameters that several mechanisms and accountants share (doc.go, "Parameters and errors").
+var (
+	deltaRange   = param.Interval{Lo: 0, Hi: 1, LoClosed: true} // [0, 1): δ of a budget or a mechanism
+	samplingRate = param.Interval{Lo: 0, Hi: 1, HiClosed: true} // (0, 1]: q, the probability of a record
+)
+
+// Validators for the parameters every mechanism and accountant shares.
+func checkEpsilon(eps float64) error         { return check.In("epsilon", eps, param.Positive) }
+func checkDelta(delta float64) error         { return check.In("delta", delta, deltaRange) }
+func checkDeltaPositive(delta float64) error { return check.In("delta", delta, param.OpenUnit) }
+func checkSigma(sigma float64) error         { return check.In("sigma", sigma, param.Positive) }
+func checkSensitivity(s float64) error       { return check.In("sensitivity", s, param.Positive) }
+func checkQ(q float64) error                 { return check.In("q", q, samplingRate) }
+func checkCount(count int) error             { return check.AtLeast("count", count, 0) }
+
+// inRange and firstErr are the package's former spellings of check.In and param.First. They remain only
+// for dpsgd.go, which is being reworked separately; new code calls check and param directly.
 func inRange(name string, v, lo, hi float64, loClosed, hiClosed bool) error {
 	return check.In(name, v, param.Interval{Lo: lo, Hi: hi, LoClosed: loClosed, HiClosed: hiClosed})
 }
-
-func fmtBound(v float64) string { return param.Format(v) }
-
-// Validators for the parameters every mechanism and accountant shares.
-func checkEpsilon(eps float64) error { return inRange("epsilon", eps, 0, math.Inf(1), false, false) }
-func checkDelta(delta float64) error { return inRange("delta", delta, 0, 1, true, false) }
-func checkDeltaPositive(delta float64) error {
-	return inRange("delta", delta, 0, 1, false, false)
-}
-func checkSigma(sigma float64) error { return inRange("sigma", sigma, 0, math.Inf(1), false, false) }
-func checkSensitivity(s float64) error {
-	return inRange("sensitivity", s, 0, math.Inf(1), false, false)
-}
-func checkQ(q float64) error     { return inRange("q", q, 0, 1, false, true) }
-func checkCount(count int) error { return check.AtLeast("count", count, 0) }
-
-// firstErr returns the first non-nil error.
 func firstErr(errs ...error) error { return param.First(errs...) }

@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // ClassicGaussianSigma returns σ = sqrt(2 ln(1.25/δ))·Δ/ε, the classic calibration of the Gaussian mechanism
 // (Dwork & Roth 2014, Thm A.1). The theorem holds only for 0 < ε < 1: for ε ≥ 1 it returns an error; use
 // AnalyticGaussianSigma, or ClassicGaussianFormula to reproduce a paper that applied the formula anyway.
 func ClassicGaussianSigma(epsilon, delta, sensitivity float64) (float64, error) {
-	if err := firstErr(inRange("epsilon", epsilon, 0, 1, false, false), checkDeltaPositive(delta), checkSensitivity(sensitivity)); err != nil {
+	if err := param.First(check.In("epsilon", epsilon, param.OpenUnit), checkDeltaPositive(delta), checkSensitivity(sensitivity)); err != nil {
 		if pe, ok := err.(*ParamError); ok && pe.Param == "epsilon" && epsilon >= 1 {
 			pe.Allowed += " (the classic Gaussian calibration is proven only for ε < 1; use AnalyticGaussianSigma)"
 		}
@@ -60,7 +62,7 @@ func gdpComplement(mu, epsilon float64) float64 {
 
 // GDPEpsilon returns the smallest ε ≥ 0 with GDPDelta(μ, ε) ≤ δ.
 func GDPEpsilon(mu, delta float64) (float64, error) {
-	if err := firstErr(inRange("mu", mu, 0, math.Inf(1), false, false), checkDeltaPositive(delta)); err != nil {
+	if err := param.First(check.In("mu", mu, param.Positive), checkDeltaPositive(delta)); err != nil {
 		return 0, err
 	}
 	if GDPDelta(mu, 0) <= delta {
@@ -75,7 +77,7 @@ func GDPEpsilon(mu, delta float64) (float64, error) {
 
 // AnalyticGaussianDelta returns the exact δ at ε of the Gaussian mechanism with noise σ and ℓ2 sensitivity Δ.
 func AnalyticGaussianDelta(sigma, epsilon, sensitivity float64) (float64, error) {
-	if err := firstErr(checkSigma(sigma), inRange("epsilon", epsilon, 0, math.Inf(1), true, false), checkSensitivity(sensitivity)); err != nil {
+	if err := param.First(checkSigma(sigma), check.In("epsilon", epsilon, param.NonNegative), checkSensitivity(sensitivity)); err != nil {
 		return 0, err
 	}
 	return GDPDelta(sensitivity/sigma, epsilon), nil
@@ -83,7 +85,7 @@ func AnalyticGaussianDelta(sigma, epsilon, sensitivity float64) (float64, error)
 
 // AnalyticGaussianEpsilon returns the exact ε at δ of the Gaussian mechanism with noise σ and sensitivity Δ.
 func AnalyticGaussianEpsilon(sigma, delta, sensitivity float64) (float64, error) {
-	if err := firstErr(checkSigma(sigma), checkDeltaPositive(delta), checkSensitivity(sensitivity)); err != nil {
+	if err := param.First(checkSigma(sigma), checkDeltaPositive(delta), checkSensitivity(sensitivity)); err != nil {
 		return 0, err
 	}
 	return GDPEpsilon(sensitivity/sigma, delta)
@@ -93,7 +95,7 @@ func AnalyticGaussianEpsilon(sigma, delta, sensitivity float64) (float64, error)
 // (ε, δ)-DP, from the exact privacy profile (the analytic Gaussian mechanism of Balle & Wang 2018), solved
 // by bisection on the GDP parameter μ = Δ/σ. Valid for every ε > 0.
 func AnalyticGaussianSigma(epsilon, delta, sensitivity float64) (float64, error) {
-	if err := firstErr(checkEpsilon(epsilon), checkDeltaPositive(delta), checkSensitivity(sensitivity)); err != nil {
+	if err := param.First(checkEpsilon(epsilon), checkDeltaPositive(delta), checkSensitivity(sensitivity)); err != nil {
 		return 0, err
 	}
 	// δ(μ) increases with μ: find the largest μ with δ(μ) ≤ target.
@@ -122,7 +124,7 @@ type Gaussian struct {
 
 // NewGaussian returns the Gaussian mechanism with noise sigma ∈ (0, ∞) drawing from src (non-nil).
 func NewGaussian(sigma float64, src rand.Source) (*Gaussian, error) {
-	if err := firstErr(checkSigma(sigma), checkSource("src", src)); err != nil {
+	if err := param.First(checkSigma(sigma), checkSource("src", src)); err != nil {
 		return nil, err
 	}
 	return &Gaussian{Sigma: sigma, rng: rand.New(src)}, nil

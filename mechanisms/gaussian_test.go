@@ -24,8 +24,9 @@ func paramName(err error) string {
 	return ""
 }
 
-// TestSeoYangNoiseTable reproduces ALGORITHMS.md §5.3's worked example at δ = 1e−6: the classic σ of eq. (3),
-// the printed typo sqrt(2 ln(1.25)/δ)/ε, and the analytic σ for sensitivity 1 and 2 (replace-one).
+// TestSeoYangNoiseTable reproduces Seo & Yang's noise levels at δ = 1e−6 (package doc, "Reference values"):
+// the classic σ of their eq. (3), the typo printed in their §2.1, sqrt(2 ln(1.25)/δ)/ε, and the analytic σ
+// for sensitivity 1 and 2 (replace-one).
 func TestSeoYangNoiseTable(t *testing.T) {
 	rows := []struct{ eps, classic, typo, analytic1, analytic2 float64 }{
 		{10, 0.530, 66.8, 0.541, 1.082},
@@ -46,7 +47,8 @@ func TestSeoYangNoiseTable(t *testing.T) {
 		near(t, "analytic σ, Δ=2", a2, r.analytic2, 2e-3)
 	}
 	// Per-step classic σ composed over k updates by exact GDP composition (μ = √k/σ): 10.3 / 268 for ε = 1
-	// and 268 / 18,704 for ε = 10, at δ = 1e−6. (We get 266.9 where the spec prints 268: within 0.5%.)
+	// and 268 / 18,704 for ε = 10, at δ = 1e−6. (We get 266.9 where the independent calculation rounded to
+	// 268: within 0.5%.)
 	for _, c := range []struct{ eps, k, want float64 }{{1, 100, 10.3}, {1, 1e4, 268}, {10, 100, 268}, {10, 1e4, 18704}} {
 		e, err := GDPEpsilon(math.Sqrt(c.k)/ClassicGaussianFormula(c.eps, 1e-6, 1), 1e-6)
 		if err != nil {

@@ -2,8 +2,11 @@ package mechanisms
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // Laplace adds Lap(b) noise, b = Δ1/ε: ε-DP for a query of ℓ1 sensitivity Δ1 in exact arithmetic.
@@ -19,7 +22,7 @@ type Laplace struct {
 // NewLaplace returns the Laplace mechanism for an ℓ1 sensitivity ∈ (0, ∞) and epsilon ∈ (0, ∞), drawing from
 // src (non-nil). The scale sensitivity/epsilon must be finite and positive.
 func NewLaplace(epsilon, sensitivity float64, src rand.Source) (*Laplace, error) {
-	if err := firstErr(checkEpsilon(epsilon), checkSensitivity(sensitivity), checkSource("src", src)); err != nil {
+	if err := param.First(checkEpsilon(epsilon), checkSensitivity(sensitivity), checkSource("src", src)); err != nil {
 		return nil, err
 	}
 	if b := sensitivity / epsilon; !(b > 0) || math.IsInf(b, 1) {
@@ -30,7 +33,7 @@ func NewLaplace(epsilon, sensitivity float64, src rand.Source) (*Laplace, error)
 
 // NewLaplaceScale returns a Laplace noise source with scale ∈ (0, ∞) drawing from src (non-nil).
 func NewLaplaceScale(scale float64, src rand.Source) (*Laplace, error) {
-	if err := firstErr(inRange("scale", scale, 0, math.Inf(1), false, false), checkSource("src", src)); err != nil {
+	if err := param.First(check.In("scale", scale, param.Positive), checkSource("src", src)); err != nil {
 		return nil, err
 	}
 	return &Laplace{Scale: scale, rng: rand.New(src)}, nil
@@ -66,6 +69,17 @@ const (
 	StopAtBelow
 )
 
+// String names the rule ("stop at above", "stop at below"), or gives StopRule(n) for any other value.
+func (r StopRule) String() string {
+	switch r {
+	case StopAtAbove:
+		return "stop at above"
+	case StopAtBelow:
+		return "stop at below"
+	}
+	return fmt.Sprintf("StopRule(%d)", int(r))
+}
+
 // ErrHalted is returned by SparseVector.Above after the run's stopping answer: answering more would spend
 // privacy the analysis does not cover.
 var ErrHalted = errors.New("mechanisms: sparse vector run already halted; call Reset for a new run")
@@ -95,9 +109,9 @@ type SparseVector struct {
 // NewSparseVector validates p (Epsilon and Sensitivity in (0, ∞), a finite Threshold, a known Stop rule, a
 // non-nil Src; errors name the field) and starts the first run.
 func NewSparseVector(p SparseVectorParams) (*SparseVector, error) {
-	if err := firstErr(inRange("Epsilon", p.Epsilon, 0, math.Inf(1), false, false),
-		inRange("Sensitivity", p.Sensitivity, 0, math.Inf(1), false, false),
-		inRange("Threshold", p.Threshold, math.Inf(-1), math.Inf(1), false, false),
+	if err := param.First(check.In("Epsilon", p.Epsilon, param.Positive),
+		check.In("Sensitivity", p.Sensitivity, param.Positive),
+		check.In("Threshold", p.Threshold, param.Finite),
 		check.Int("Stop", int(p.Stop), int(StopAtAbove), int(StopAtBelow))); err != nil {
 		return nil, err
 	}
@@ -124,7 +138,7 @@ func (s *SparseVector) Above(value float64) (bool, error) {
 		return false, ErrHalted
 	}
 	if math.IsNaN(value) {
-		return false, &ParamError{Pkg: "mechanisms", Param: "value", Value: value, Allowed: "a number"}
+		return false, check.Errorf("value", value, "a number")
 	}
 	above := value+s.queryNoise.Sample() > s.noisyThreshold
 	if above == (s.p.Stop == StopAtAbove) {

@@ -20,8 +20,8 @@ func sampleStats(n int, f func(i int) float64) (mean, variance float64) {
 }
 
 // TestOUConditionalLaws checks the sampler's three conditional laws (between two stored points, left and
-// right of all of them) against the closed forms of ALGORITHMS.md §2.4, which equal the Gaussian
-// conditional 1 − kᵀK⁻¹k.
+// right of all of them) against the closed forms in the package documentation ("Functional noise"), which
+// equal the Gaussian conditional 1 − kᵀK⁻¹k.
 func TestOUConditionalLaws(t *testing.T) {
 	const sigma, beta, n = 1.5, 3.0, 200000
 	zl, zr := 0.8, -1.2
@@ -193,8 +193,9 @@ func TestSparseVector(t *testing.T) {
 	}
 }
 
-// TestSmoothSensitivity checks the constants and the spec's checklist property for DP-LSW's count-based
-// bound: Ψ_β(n) ≤ e^β Ψ_β(n′) for neighbouring count vectors (‖n − n′‖∞ ≤ 1).
+// TestSmoothSensitivity checks the constants and the smoothness that condition (b) of the smooth-sensitivity
+// lemma needs for DP-LSW's count-based bound: Ψ_β(n) ≤ e^β Ψ_β(n′) for neighbouring count vectors
+// (‖n − n′‖∞ ≤ 1).
 func TestSmoothSensitivity(t *testing.T) {
 	a, b := smoothConstants(t, 0.5, 1e-5, 10, SmoothLemma1)
 	near(t, "α", a, 5*math.Sqrt(2*math.Log(2e5))/0.5, 1e-15)
@@ -204,8 +205,8 @@ func TestSmoothSensitivity(t *testing.T) {
 	r := math.Sqrt(10) + math.Sqrt(2*math.Log(2e5))
 	near(t, "β (App. A)", b, 1/(5*r*r), 1e-15)
 
-	// Balle et al.'s worked example (ALGORITHMS.md §3.6): ε = δ = 0.1, α = 122.39; β = 5.953e−4 for the
-	// tabular chain (d = 39) and 1.087e−3 for pair aggregation (d = 20).
+	// Balle et al.'s chain experiment at ε = δ = 0.1 (package doc, "Reference values"): α = 122.39;
+	// β = 5.953e−4 for the tabular chain (d = 39) and 1.087e−3 for pair aggregation (d = 20).
 	a, b = smoothConstants(t, 0.1, 0.1, 39, SmoothLemma1)
 	near(t, "Balle α", a, 122.39, 1e-4)
 	near(t, "Balle β, d = 39", b, 5.953e-4, 1e-3)

@@ -1,10 +1,10 @@
 package mechanisms
 
 import (
-	"errors"
-
 	"math"
 	"math/rand/v2"
+
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // OUPath is one sample path of the zero-mean Gaussian process on the real line with kernel
@@ -33,11 +33,11 @@ const nilNode = -1
 
 // NewOUPath returns an empty path with σ > 0 and β > 0 drawing its noise from src.
 func NewOUPath(sigma, beta float64, src rand.Source) (*OUPath, error) {
-	if err := firstErr(checkSigma(sigma), inRange("beta", beta, 0, math.Inf(1), false, false)); err != nil {
+	if err := param.First(checkSigma(sigma), check.In("beta", beta, param.Positive)); err != nil {
 		return nil, err
 	}
-	if src == nil {
-		return nil, errors.New("mechanisms: src = nil: NewOUPath needs a rand.Source")
+	if err := checkSource("src", src); err != nil {
+		return nil, err
 	}
 	return &OUPath{Sigma: sigma, Beta: beta, rng: rand.New(src), root: nilNode}, nil
 }
@@ -48,11 +48,11 @@ const MaxOUPaths = 1 << 20
 // NewOUPaths returns m independent paths (one per action), each with its own stream derived from src, so
 // each path's values do not depend on the order in which the other paths are queried.
 func NewOUPaths(m int, sigma, beta float64, src rand.Source) ([]*OUPath, error) {
-	if err := firstErr(check.Int("m", m, 1, MaxOUPaths), checkSigma(sigma), inRange("beta", beta, 0, math.Inf(1), false, false)); err != nil {
+	if err := param.First(check.Int("m", m, 1, MaxOUPaths), checkSigma(sigma), check.In("beta", beta, param.Positive)); err != nil {
 		return nil, err
 	}
-	if src == nil {
-		return nil, errors.New("mechanisms: src = nil: NewOUPaths needs a rand.Source")
+	if err := checkSource("src", src); err != nil {
+		return nil, err
 	}
 	paths := make([]*OUPath, m)
 	for i := range paths {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // PLDParams configures a privacy-loss-distribution accountant. The zero value of each field selects its
@@ -85,8 +87,8 @@ func (p PLDParams) withDefaults() (PLDParams, error) {
 	if p.MaxGridPoints == 0 {
 		p.MaxGridPoints = maxPLDPoints
 	}
-	return p, firstErr(inRange("Discretization", p.Discretization, 0, 1, false, false),
-		inRange("TailMass", p.TailMass, 0, 1e-3, false, true),
+	return p, param.First(check.In("Discretization", p.Discretization, param.OpenUnit),
+		check.In("TailMass", p.TailMass, param.Interval{Lo: 0, Hi: 1e-3, HiClosed: true}),
 		check.Int("MaxGridPoints", p.MaxGridPoints, 16, maxPLDPoints))
 }
 
@@ -132,7 +134,7 @@ func (a *PLDAccountant) Compose(e Event, count int) error {
 		return err
 	}
 	if e == nil {
-		return fmt.Errorf("mechanisms: PLD Compose of a nil event")
+		return check.Missing("e", "an Event to compose")
 	}
 	r, d, err := tails(e)
 	if err != nil {
@@ -184,7 +186,7 @@ func (a *PLDAccountant) Delta(epsilon float64) (float64, error) {
 // composition (see PLDAccountant for how).
 func (a *PLDAccountant) DeltaBounds(epsilon float64) (delta, lower float64, err error) {
 	a.ready()
-	if err := inRange("epsilon", epsilon, 0, math.Inf(1), true, false); err != nil {
+	if err := check.In("epsilon", epsilon, param.NonNegative); err != nil {
 		return 0, 0, err
 	}
 	h := a.p.Discretization
@@ -223,7 +225,7 @@ func (a *PLDAccountant) EpsilonBounds(delta float64) (eps, lower float64, err er
 		if (delta-d.num)*math.Exp(-d.rel) <= d.inf {
 			return 0, 0, check.Errorf("delta", delta, "(%s, 1): below it lie the probability moved to infinite "+
 				"loss by truncation (%s, TailMass %s each) and the round-off bound (%s), so no finite ε is certified",
-				fmtBound(d.inf+d.num), fmtBound(d.inf), fmtBound(a.p.TailMass), fmtBound(d.num))
+				param.Format(d.inf+d.num), param.Format(d.inf), param.Format(a.p.TailMass), param.Format(d.num))
 		}
 		eps = math.Max(eps, d.epsilon((delta-d.num)*math.Exp(-d.rel), h))
 		de := delta * 1e-3

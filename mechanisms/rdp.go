@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // Order grids over which RDP guarantees are converted to (ε, δ).
@@ -50,7 +52,7 @@ const DefaultOrders = "dpa_default"
 func Orders(name string) ([]float64, error) {
 	f, ok := orderGrids[name]
 	if !ok {
-		return nil, fmt.Errorf("mechanisms: name = %q is not a known order grid (want dpa_default, opacus_default or tfp_cli)", name)
+		return nil, check.OneOf("name", name, "dpa_default", "opacus_default", "tfp_cli")
 	}
 	return f(), nil
 }
@@ -81,7 +83,7 @@ const maxSeriesTerms = 100000
 // checkRDPArgs validates the sampling rate, noise multiplier and order of the subsampled-Gaussian RDP
 // functions.
 func checkRDPArgs(q, z, alpha float64) error {
-	return firstErr(checkQ(q), inRange("z", z, 0, math.Inf(1), false, false), inRange("alpha", alpha, 1, math.Inf(1), false, false))
+	return param.First(checkQ(q), check.In("z", z, param.Positive), check.In("alpha", alpha, param.Interval{Lo: 1, Hi: math.Inf(1)}))
 }
 
 // RDPPoissonGaussian returns the RDP at order α > 1 of one step of the Poisson-subsampled Gaussian
@@ -467,11 +469,15 @@ const (
 	ConversionClassic
 )
 
+// String names the conversion ("improved", "classic"), or gives Conversion(n) for any other value.
 func (c Conversion) String() string {
-	if c == ConversionClassic {
+	switch c {
+	case ConversionImproved:
+		return "improved"
+	case ConversionClassic:
 		return "classic"
 	}
-	return "improved"
+	return fmt.Sprintf("Conversion(%d)", int(c))
 }
 
 // RDPToEpsilon returns min over the orders of the (ε at δ) that each order's RDP value gives, and the order
@@ -480,7 +486,7 @@ func (c Conversion) String() string {
 // δ ≥ √(1 − e^{−RDP}) (KL ≤ RDP at any order > 1; Bretagnolle–Huber): ε = 0 when it already holds, as
 // dp_accounting does.
 func RDPToEpsilon(orders, rdp []float64, delta float64, conv Conversion) (eps, order float64, err error) {
-	if err := firstErr(checkDeltaPositive(delta), checkCurve(orders, rdp), checkConversion(conv)); err != nil {
+	if err := param.First(checkDeltaPositive(delta), checkCurve(orders, rdp), checkConversion(conv)); err != nil {
 		return 0, 0, err
 	}
 	eps = math.Inf(1)
@@ -508,7 +514,7 @@ func RDPToEpsilon(orders, rdp []float64, delta float64, conv Conversion) (eps, o
 // RDPToDelta returns min over the orders of the δ at ε that each order's RDP value gives (at most 1), and
 // the order attaining it. The improved conversion also uses δ ≤ √(1 − e^{−RDP}) (see RDPToEpsilon).
 func RDPToDelta(orders, rdp []float64, epsilon float64, conv Conversion) (delta, order float64, err error) {
-	if err := firstErr(inRange("epsilon", epsilon, 0, math.Inf(1), true, false), checkCurve(orders, rdp),
+	if err := param.First(check.In("epsilon", epsilon, param.NonNegative), checkCurve(orders, rdp),
 		checkConversion(conv)); err != nil {
 		return 0, 0, err
 	}

@@ -56,9 +56,9 @@ type SnappingLaplace struct {
 // NewSnappingLaplace validates p: Epsilon and Sensitivity in (0, ∞), Bound with λ < B' < 2⁴⁶·λ (in the
 // units above: Bound roughly in (Sensitivity/Epsilon, 2⁴⁶·Sensitivity/Epsilon)), Src non-nil.
 func NewSnappingLaplace(p SnappingLaplaceParams) (*SnappingLaplace, error) {
-	if err := firstErr(inRange("Epsilon", p.Epsilon, 0, math.Inf(1), false, false),
-		inRange("Sensitivity", p.Sensitivity, 0, math.Inf(1), false, false),
-		inRange("Bound", p.Bound, 0, math.Inf(1), false, false), checkSource("Src", p.Src)); err != nil {
+	if err := param.First(check.In("Epsilon", p.Epsilon, param.Positive),
+		check.In("Sensitivity", p.Sensitivity, param.Positive),
+		check.In("Bound", p.Bound, param.Positive), checkSource("Src", p.Src)); err != nil {
 		return nil, err
 	}
 	m := &SnappingLaplace{p: p}
@@ -172,7 +172,7 @@ type DiscreteGaussian struct {
 // NewDiscreteGaussian validates p: Sigma in (0, ∞), Granularity a power of two (or 0) with Sigma/Granularity
 // in [2⁻²⁰, 2⁶⁰], Src non-nil.
 func NewDiscreteGaussian(p DiscreteGaussianParams) (*DiscreteGaussian, error) {
-	if err := firstErr(inRange("Sigma", p.Sigma, 0, math.Inf(1), false, false), checkSource("Src", p.Src)); err != nil {
+	if err := param.First(check.In("Sigma", p.Sigma, param.Positive), checkSource("Src", p.Src)); err != nil {
 		return nil, err
 	}
 	g := p.Granularity
@@ -236,7 +236,7 @@ func checkFiniteVector(x []float64) error {
 // DiscreteGaussianSensitivity returns the ℓ2 sensitivity after rounding to a grid of width granularity in
 // dim coordinates: sensitivity + granularity·√dim, rounded up.
 func DiscreteGaussianSensitivity(sensitivity, granularity float64, dim int) (float64, error) {
-	if err := firstErr(checkSensitivity(sensitivity), checkGranularity(granularity), check.AtLeast("dim", dim, 1)); err != nil {
+	if err := param.First(checkSensitivity(sensitivity), checkGranularity(granularity), check.AtLeast("dim", dim, 1)); err != nil {
 		return 0, err
 	}
 	s := sensitivity + granularity*math.Sqrt(float64(dim))
@@ -274,7 +274,7 @@ func DiscreteGaussianEpsilon(sigma, sensitivity, granularity float64, dim int, d
 // discrete Gaussian mechanism on a value of ℓ2 sensitivity in dim coordinates is (epsilon, delta)-DP by
 // DiscreteGaussianEpsilon. Pass both to NewDiscreteGaussian.
 func DiscreteGaussianSigma(epsilon, delta, sensitivity float64, dim int) (sigma, granularity float64, err error) {
-	if err := firstErr(checkEpsilon(epsilon), checkDeltaPositive(delta), checkSensitivity(sensitivity), check.AtLeast("dim", dim, 1)); err != nil {
+	if err := param.First(checkEpsilon(epsilon), checkDeltaPositive(delta), checkSensitivity(sensitivity), check.AtLeast("dim", dim, 1)); err != nil {
 		return 0, 0, err
 	}
 	l := math.Log(1 / delta)
@@ -322,7 +322,7 @@ type DiscreteLaplace struct {
 // NewDiscreteLaplace validates p: Scale in (0, ∞), Granularity a power of two (or 0) with Scale/Granularity
 // in [1, 2⁶⁰], Src non-nil.
 func NewDiscreteLaplace(p DiscreteLaplaceParams) (*DiscreteLaplace, error) {
-	if err := firstErr(inRange("Scale", p.Scale, 0, math.Inf(1), false, false), checkSource("Src", p.Src)); err != nil {
+	if err := param.First(check.In("Scale", p.Scale, param.Positive), checkSource("Src", p.Src)); err != nil {
 		return nil, err
 	}
 	g := p.Granularity
@@ -382,7 +382,7 @@ func (m *DiscreteLaplace) AddNoise(x []float64) error {
 // scale and granularity for a value of ℓ1 sensitivity in dim coordinates: (sensitivity + granularity·dim)/scale,
 // rounded up.
 func DiscreteLaplaceEpsilon(scale, sensitivity, granularity float64, dim int) (float64, error) {
-	if err := firstErr(inRange("scale", scale, 0, math.Inf(1), false, false), checkSensitivity(sensitivity),
+	if err := param.First(check.In("scale", scale, param.Positive), checkSensitivity(sensitivity),
 		checkGranularity(granularity), check.AtLeast("dim", dim, 1)); err != nil {
 		return 0, err
 	}

@@ -1,11 +1,11 @@
 package mechanisms
 
 import (
-	"errors"
-
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // SmoothVariant selects the constants of the smooth-sensitivity Gaussian mechanism.
@@ -21,14 +21,26 @@ const (
 	SmoothAppendixA
 )
 
+// String names the variant ("Lemma 1", "Appendix A"), or gives SmoothVariant(n) for any other value.
+func (v SmoothVariant) String() string {
+	switch v {
+	case SmoothLemma1:
+		return "Lemma 1"
+	case SmoothAppendixA:
+		return "Appendix A"
+	}
+	return fmt.Sprintf("SmoothVariant(%d)", int(v))
+}
+
 // SmoothGaussianConstants returns α and β for releasing a d-dimensional statistic f(X) + N(0, σ(X)² I_d)
 // with σ(X) = α·S(X), S a β-smooth upper bound on the local sensitivity: then the release is (ε, δ)-DP.
-// The NRS analysis assumes ε ≤ 1; larger ε is accepted but noted in the spec.
+// The NRS analysis assumes ε ≤ 1; larger ε is accepted, without that proof behind it (doc.go, "Smooth
+// sensitivity").
 func SmoothGaussianConstants(epsilon, delta float64, d int, v SmoothVariant) (alpha, beta float64, err error) {
-	if err := firstErr(checkEpsilon(epsilon), checkDeltaPositive(delta)); err != nil {
+	if err := param.First(checkEpsilon(epsilon), checkDeltaPositive(delta)); err != nil {
 		return 0, 0, err
 	}
-	if err := firstErr(check.AtLeast("d", d, 1), check.Int("v", int(v), int(SmoothLemma1), int(SmoothAppendixA))); err != nil {
+	if err := param.First(check.AtLeast("d", d, 1), check.Int("v", int(v), int(SmoothLemma1), int(SmoothAppendixA))); err != nil {
 		return 0, 0, err
 	}
 	switch v {
@@ -81,8 +93,8 @@ func NewSmoothGaussian(epsilon, delta float64, d int, v SmoothVariant, src rand.
 	if err != nil {
 		return nil, err
 	}
-	if src == nil {
-		return nil, errors.New("mechanisms: src = nil: NewSmoothGaussian needs a rand.Source (SecureSource for real releases)")
+	if err := checkSource("src", src); err != nil {
+		return nil, err
 	}
 	return &SmoothGaussian{Epsilon: epsilon, Delta: delta, Dim: d, Alpha: a, Beta: b, rng: rand.New(src)}, nil
 }
@@ -93,9 +105,9 @@ func (m *SmoothGaussian) Sigma(smoothBound float64) float64 { return m.Alpha * s
 // Release returns value + N(0, (α·S)² I) as a new slice, and the σ used; an error if len(value) ≠ Dim.
 func (m *SmoothGaussian) Release(value []float64, smoothBound float64) ([]float64, float64, error) {
 	if len(value) != m.Dim {
-		return nil, 0, &ParamError{Pkg: "mechanisms", Param: "len(value)", Value: float64(len(value)), Allowed: fmt.Sprintf("[%d, %d] (the dimension given at construction)", m.Dim, m.Dim)}
+		return nil, 0, check.Errorf("len(value)", float64(len(value)), "[%d, %d] (the dimension given at construction)", m.Dim, m.Dim)
 	}
-	if err := inRange("smoothBound", smoothBound, 0, math.Inf(1), true, false); err != nil {
+	if err := check.In("smoothBound", smoothBound, param.NonNegative); err != nil {
 		return nil, 0, err
 	}
 	sigma := m.Sigma(smoothBound)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // accountingVectors is testdata/accounting.csv (a copy of the project's reference vectors), or
@@ -140,7 +142,7 @@ func TestReferenceVectorsAccounting(t *testing.T) {
 			expected, err1 := strconv.ParseFloat(row[3], 64)
 			rel, err2 := strconv.ParseFloat(row[4], 64)
 			abs, err3 := strconv.ParseFloat(row[5], 64)
-			if err := firstErr(err1, err2, err3); err != nil {
+			if err := param.First(err1, err2, err3); err != nil {
 				t.Fatal(err)
 			}
 			got, err := evalVector(t, row[1], params)

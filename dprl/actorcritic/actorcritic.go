@@ -1,30 +1,3 @@
-// Package actorcritic implements Seo & Yang's (2020) differentially private off-policy actor–critic:
-// Off-PAC (Degris, White & Sutton 2012) with a GTD(λ) critic and eligibility traces, and its DP-Actor,
-// DP-Critic and DP-Both variants as published, beside a corrected variant whose privacy holds for the
-// whole run.
-//
-// Features are linear: the critic's value is v·x(s) for any feature map x (envs.Features); the actor's
-// preference for action a is u·x(s, a), where x(s, a) places x(s) in the block of action a, and the target
-// policy π_u is the softmax of the preferences. The paper's experiments use one-hot states
-// (envs.TabularFeatures), which makes x(s, a) one-hot in the state–action pairs.
-//
-// The published variants normalise a gradient to norm |C| = the median of its absolute entries and add
-// N(0, σ²C²I) with σ = sqrt(2 ln(1.25/δ))/ε (the paper's eq. 3). Their guarantee is per step only: no
-// composition over steps, a data-dependent C, and the raw TD error δ multiplies the noised trace after the
-// noise, so the update is not post-processing (ALGORITHMS.md §5.4). With one-hot features most gradient
-// entries are zero and the literal median is 0 (which would switch off both learning and noise); here the
-// median is taken over the non-zero entries — our reading, stated in the notebook.
-//
-// The corrected variant clips the whole per-step update [Δv; Δw; Δu] to a fixed public norm C, adds
-// N(0, σ²C²) to every coordinate and applies it, so every learned quantity is post-processing of released
-// noisy increments and of the current episode's data. Under "replace one episode" (one patient) only the
-// ≤ H steps of that episode see different data, so the run is (μ = 2√H/σ)-GDP (CorrectedEpsilon).
-//
-// Declared bounds are enforced for the corrected variant: H is Config.MaxEpisodeLen, and Run ends every
-// episode after that many steps (counted in Result.Cut), so no episode contributes more steps than the
-// accounting assumes; a per-step update with a NaN or infinite entry (from a NaN or infinite reward, say) is
-// dropped — set to zero before the noise is added, which keeps the sensitivity — and counted in
-// Result.Dropped instead of stopping the run. Rewards need no bound: the clip bounds each update.
 package actorcritic
 
 import (
@@ -54,8 +27,13 @@ const (
 	Corrected                // clipped and noised joint update with whole-run accounting
 )
 
+// String names the variant as the paper's figures do ("Non-DP", "DP-Actor", …), or gives Variant(n) for any
+// other value.
 func (v Variant) String() string {
-	return [...]string{"Non-DP", "DP-Actor", "DP-Critic", "DP-Both", "Corrected"}[v]
+	if v >= NonDP && v <= Corrected {
+		return [...]string{"Non-DP", "DP-Actor", "DP-Critic", "DP-Both", "Corrected"}[v]
+	}
+	return fmt.Sprintf("Variant(%d)", int(v))
 }
 
 // Acting selects how the behaviour action is chosen.
@@ -68,6 +46,17 @@ const (
 	// Softmax samples the target policy π_u itself (on-policy, ρ = 1): the paper's Fig. 5 alternative.
 	Softmax
 )
+
+// String names the acting rule ("ε-greedy", "softmax"), or gives Acting(n) for any other value.
+func (a Acting) String() string {
+	switch a {
+	case EpsilonGreedy:
+		return "ε-greedy"
+	case Softmax:
+		return "softmax"
+	}
+	return fmt.Sprintf("Acting(%d)", int(a))
+}
 
 // Config configures one run.
 type Config struct {
@@ -148,7 +137,7 @@ func (c Config) validate() error {
 		}
 	}
 	if c.Src == nil {
-		return fmt.Errorf("actorcritic: Config.Src is nil")
+		return check.Missing("Src", "a rand.Source")
 	}
 	return nil
 }
@@ -172,13 +161,16 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (res *Result, err error)
 			res, err = nil, fmt.Errorf("actorcritic: the environment or the feature map failed: %v", r)
 		}
 	}()
-	if env == nil || feats == nil {
-		return nil, fmt.Errorf("actorcritic: Run needs an environment and features")
+	switch {
+	case env == nil:
+		return nil, check.Missing("env", "an environment")
+	case feats == nil:
+		return nil, check.Missing("feats", "a state feature map")
 	}
 	nA := env.NumActions()
 	nS := feats.Dim() // number of state features
-	if nA < 1 || nS < 1 {
-		return nil, fmt.Errorf("actorcritic: %d actions and %d features: need at least 1 of each", nA, nS)
+	if err := param.First(check.AtLeast("env.NumActions()", nA, 1), check.AtLeast("feats.Dim()", nS, 1)); err != nil {
+		return nil, err
 	}
 	rng := rand.New(cfg.Src)
 	res = &Result{DivergedAt: -1}

@@ -1,13 +1,3 @@
-// Package audit measures empirical lower bounds on the privacy loss of randomized procedures: run the
-// procedure many times on two neighbouring inputs, distinguish the outputs with a threshold on a scalar
-// statistic (chosen on separate runs), and turn the test's false-positive and false-negative rates, bounded
-// with Clopper–Pearson intervals, into the smallest ε any (ε, δ)-DP procedure could have.
-//
-// An (ε, δ)-DP procedure satisfies, for every test, FPR + e^ε·FNR ≥ 1 − δ and FNR + e^ε·FPR ≥ 1 − δ (Kairouz,
-// Oh & Viswanathan 2015), so ε ≥ max{ln((1 − δ − FPR)/FNR), ln((1 − δ − FNR)/FPR)}. Using upper confidence
-// bounds on both rates makes the audited ε a lower bound with the stated confidence. A valid mechanism must
-// audit below its claimed ε; a broken one (noise too small, clipping skipped) is caught when its audited bound
-// exceeds the claim.
 package audit
 
 import (
@@ -224,7 +214,7 @@ func Projected(name string, dir []float64, release func(neighbour int, src rand.
 			return 0, err
 		}
 		if len(x) != len(dir) {
-			return 0, fmt.Errorf("audit: release has dimension %d, direction %d: mismatched dimensions", len(x), len(dir))
+			return 0, check.Errorf("len(release)", float64(len(x)), "[%d, %d] (the length of dir)", len(dir), len(dir))
 		}
 		s := 0.0
 		for i, v := range x {

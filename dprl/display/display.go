@@ -1,17 +1,6 @@
-// Package display shows figures, tables, Markdown and progress bars in a GoNB notebook, and is the only
-// package of the project that talks to the notebook front end.
-//
-// In a notebook, Plot sends an inline PNG, Table and Markdown render as HTML, and a Progress bar updates in
-// place and leaves its final line in the saved notebook. Outside a notebook (go run, go test) the same calls
-// do something visible instead of vanishing: figures are written as PNG files into Dir and their paths
-// printed, tables print as aligned text, Markdown prints as is, and progress goes to a terminal bar.
-//
-// The package-level functions use Default, which detects the notebook by itself.
 package display
 
 import (
-	"errors"
-
 	"bytes"
 	"encoding/base64"
 	"fmt"
@@ -25,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dprl-project/dprl/dprl/figure"
+	"github.com/dprl-project/dprl/dprl/param"
 
 	"github.com/janpfeifer/gonb/gonbui"
 	"github.com/janpfeifer/gonb/gonbui/protocol"
@@ -78,7 +68,7 @@ func NewProgress(label string, total int) *Progress { return Default.NewProgress
 // plot's title and prints the path.
 func (d *Display) Plot(p *plot.Plot, s figure.Size) error {
 	if p == nil {
-		return errors.New("display: p = nil: Plot needs a plot")
+		return check.Missing("p", "a plot to show")
 	}
 	png, err := figure.PNG(p, s)
 	if err != nil {
@@ -94,7 +84,7 @@ func (d *Display) PNG(png []byte, name string) error { return d.png(png, name, 0
 // at 2× density shows at its nominal size, sharp on high-DPI screens.
 func (d *Display) png(png []byte, name string, width int) error {
 	if len(png) == 0 {
-		return errors.New("display: png is empty: nothing to show")
+		return check.Missing("png", "encoded PNG bytes to show")
 	}
 	if d.Notebook {
 		data := &protocol.DisplayData{Data: map[protocol.MIMEType]any{protocol.MIMEImagePNG: png}}
@@ -231,3 +221,6 @@ func slug(title string) string {
 	}
 	return s
 }
+
+// check rejects values on behalf of this package.
+const check param.Checker = "display"

@@ -89,14 +89,14 @@ type Explorer struct {
 // validate checks the controls before anything is shown.
 func (e *Explorer) validate() error {
 	if e.Draw == nil {
-		return fmt.Errorf("display: Explorer %q has no Draw function", e.Title)
+		return check.Missing("Draw", fmt.Sprintf("a function drawing explorer %q", e.Title))
 	}
-	for _, c := range e.Controls {
+	for i, c := range e.Controls {
 		if c.size() == 0 {
-			return fmt.Errorf("display: Explorer %q: control %q has no values or options", e.Title, c.Label)
+			return check.Missing(fmt.Sprintf("Controls[%d]", i), fmt.Sprintf("values or options for control %q", c.Label))
 		}
-		if c.Default < 0 || c.Default >= c.size() {
-			return fmt.Errorf("display: Explorer %q: control %q: Default %d is outside [0, %d]", e.Title, c.Label, c.Default, c.size()-1)
+		if err := check.Int(fmt.Sprintf("Controls[%d].Default", i), c.Default, 0, c.size()-1); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -1,9 +1,3 @@
-// Package dprl holds the project's differentially private reinforcement-learning algorithms, their
-// learners and the experiment runner; its sub-packages are figure (standard plots) and display (showing
-// them in a GoNB notebook), and badinput holds the library-wide bad-input test table.
-//
-// Notebooks read QuickEnv to choose between their default sizes and a quick mode with fewer trials and the
-// same code paths, which CI uses.
 package experiment
 
 import "os"

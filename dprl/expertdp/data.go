@@ -1,7 +1,6 @@
 package expertdp
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -82,8 +81,8 @@ type DataConfig struct {
 // the same whatever the number of workers, and a subset of experts gets the same trajectories.
 func GenerateData(e *Experts, cfg DataConfig) (*Data, error) {
 	d := e.Domain
-	if cfg.PerExpert < 1 {
-		return nil, fmt.Errorf("expertdp: PerExpert = %d is outside the allowed range [1, ∞)", cfg.PerExpert)
+	if err := check.AtLeast("PerExpert", cfg.PerExpert, 1); err != nil {
+		return nil, err
 	}
 	if err := checkPMin(cfg.PMin, d.NumActions); err != nil {
 		return nil, err
@@ -140,8 +139,8 @@ func rollouts(env envs.Env, pol envs.Policy, n int, rng *rand.Rand, expert int) 
 
 // Subset is the log of the first m experts (the paper's Fig. 4 varies m this way).
 func (d *Data) Subset(m int) (*Data, error) {
-	if m < 1 || m > d.Experts {
-		return nil, fmt.Errorf("expertdp: m = %d is outside the allowed range [1, %d]", m, d.Experts)
+	if err := check.Int("m", m, 1, d.Experts); err != nil {
+		return nil, err
 	}
 	out := &Data{ObsDim: d.ObsDim, NumActions: d.NumActions, Experts: m}
 	for _, t := range d.Trajs {

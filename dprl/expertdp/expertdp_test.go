@@ -96,7 +96,7 @@ func TestPrefixCountMatchesDirect(t *testing.T) {
 	}
 }
 
-// The worked example of ALGORITHMS.md §4.3 (m = 3000, δ = 1/m, p_min = 0.02).
+// The DataRelease reference values (package doc, "Reference values"; m = 3000, δ = 1/m, p_min = 0.02).
 func TestReleaseConstantsWorkedExample(t *testing.T) {
 	rows := []struct {
 		name                string
@@ -119,16 +119,16 @@ func TestReleaseConstantsWorkedExample(t *testing.T) {
 		}
 		if !rel(c.EpsPrime, r.epsP, 0.01) || !rel(c.DeltaPrime, r.deltaP, 0.02) || !rel(c.CMin, r.cmin, 0.01) ||
 			!rel(c.Theta, r.theta, 0.01) || !rel(c.MeanThreshold(), r.mean, 0.01) || !rel(c.CompositionEpsilon, r.compos, 0.01) {
-			t.Errorf("%s: ε' %.4f δ' %.3g c_min %.3f θ %.1f E[θ̂] %.1f composition %.3f; spec %v %v %v %v %v %v", r.name,
+			t.Errorf("%s: ε' %.4f δ' %.3g c_min %.3f θ %.1f E[θ̂] %.1f composition %.3f; reference %v %v %v %v %v %v", r.name,
 				c.EpsPrime, c.DeltaPrime, c.CMin, c.Theta, c.MeanThreshold(), c.CompositionEpsilon, r.epsP, r.deltaP, r.cmin, r.theta, r.mean, r.compos)
 		}
 		if c.CompositionEpsilon > r.eps1 {
 			t.Errorf("%s: advanced composition gives %.3f > ε1 = %v", r.name, c.CompositionEpsilon, r.eps1)
 		}
-		// The spec's "longest prefix passable if all experts agree" is approximate (≈); ours within 1 step,
+		// The reference "longest prefix passable if all experts agree" is approximate (≈); ours within 1 step,
 		// and LunarLander's threshold is near m (2963 vs 3000): at most one step.
 		if got := c.AgreeingPrefix(3000, r.actions); got < r.prefix-1 || got > r.prefix+1 {
-			t.Errorf("%s: agreeing prefix %d, spec ≈ %d", r.name, got, r.prefix)
+			t.Errorf("%s: agreeing prefix %d, reference ≈ %d", r.name, got, r.prefix)
 		}
 		if !rel(c.Offset, 4/c.EpsPrime*math.Log(1/c.DeltaPrime), 1e-12) || !rel(c.QueryScale, 2*c.ThresholdScale, 1e-12) {
 			t.Errorf("%s: offset and noise scales inconsistent", r.name)

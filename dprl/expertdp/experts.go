@@ -1,20 +1,6 @@
-// Package expertdp implements Sharma et al.'s offline RL with expert-level differential privacy: expert
-// policies trained on environment variations, the count of a trajectory prefix over all experts, PrefixQuery
-// and DataRelease (Algorithms 1–2: a sparse-vector release of stable trajectory prefixes), discrete CQL and
-// BCQ with per-example gradients, expert-level DP-SGD (Algorithm 4) and Selective DP-SGD (Algorithm 3) with
-// a PLD accountant, and the paper's normalised-return evaluation.
-//
-// Neighbouring relation: expert sets differing in one expert (|Π Δ Π′| = 1), with all of that expert's
-// trajectories. Rewards and transitions are public.
-//
-// Declared bounds are enforced: DataRelease's δ' = δ1/(2TL) uses the domain's public demonstration bound
-// L = Domain.DemoLen (not the data's longest trajectory, which would make the threshold depend on the data)
-// and never queries a prefix longer than L (Release.Cut counts the trajectories this shortens). DP-SGD
-// steps drop per-example gradients with NaN or infinite entries (TrainResult.Dropped).
 package expertdp
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -23,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/envs"
 )
 
@@ -77,7 +64,7 @@ func DomainByName(name string) (*Domain, error) {
 			return d, nil
 		}
 	}
-	return nil, fmt.Errorf("expertdp: name = %q is not a known environment (allowed: cartpole, acrobot, lunarlander, hiv)", name)
+	return nil, check.OneOf("name", name, "cartpole", "acrobot", "lunarlander", "hiv")
 }
 
 // CartPoleDomain: gravity ∈ [8.75, 11], force ∈ [9, 11.25], cart mass ∈ [0.8, 1.25]; demonstrations of at
@@ -271,14 +258,9 @@ type ExpertsConfig struct {
 // NewExperts trains the base policies and derives the experts. The same seed gives the same experts
 // whatever the number of workers.
 func NewExperts(d *Domain, cfg ExpertsConfig) (*Experts, error) {
-	if cfg.Bases < 1 {
-		return nil, fmt.Errorf("expertdp: Bases = %d is outside the allowed range [1, ∞)", cfg.Bases)
-	}
-	if cfg.Experts < 1 {
-		return nil, fmt.Errorf("expertdp: Experts = %d is outside the allowed range [1, ∞)", cfg.Experts)
-	}
-	if cfg.Jitter < 0 || math.IsNaN(cfg.Jitter) {
-		return nil, fmt.Errorf("expertdp: Jitter = %v is outside the allowed range [0, ∞)", cfg.Jitter)
+	if err := param.First(check.AtLeast("Bases", cfg.Bases, 1), check.AtLeast("Experts", cfg.Experts, 1),
+		check.In("Jitter", cfg.Jitter, param.NonNegative)); err != nil {
+		return nil, err
 	}
 	if cfg.Jitter == 0 {
 		cfg.Jitter = 0.1
@@ -399,8 +381,8 @@ func (d *Domain) returnOf(env envs.Env, p []float64, seeds []uint64) (float64, e
 
 // Subset is the first m experts (sharing parameter storage with e).
 func (e *Experts) Subset(m int) (*Experts, error) {
-	if m < 1 || m > e.Len() {
-		return nil, fmt.Errorf("expertdp: m = %d is outside the allowed range [1, %d]", m, e.Len())
+	if err := check.Int("m", m, 1, e.Len()); err != nil {
+		return nil, err
 	}
 	return &Experts{Domain: e.Domain, Params: e.Params.Slice(0, m, 0, e.Domain.NumParams).(*mat.Dense),
 		Base: e.Base[:m], BaseVariation: e.BaseVariation, BaseParams: e.BaseParams}, nil

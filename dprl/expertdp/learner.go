@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/dprl-project/dprl/dprl/nn"
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // Algorithm is an offline RL learner.
@@ -23,15 +24,19 @@ const (
 	BCQ
 )
 
+// String names the learner ("CQL", "BCQ"), or gives Algorithm(n) for any other value.
 func (a Algorithm) String() string {
-	if a == BCQ {
+	switch a {
+	case CQL:
+		return "CQL"
+	case BCQ:
 		return "BCQ"
 	}
-	return "CQL"
+	return fmt.Sprintf("Algorithm(%d)", int(a))
 }
 
-// LearnerConfig is the learner's configuration. Zero fields take the defaults (ALGORITHMS.md §4.4's
-// proposals where the paper is silent).
+// LearnerConfig is the learner's configuration. Zero fields take the defaults, our choices where the paper
+// is silent (package doc, "Learners").
 type LearnerConfig struct {
 	Algorithm    Algorithm
 	Hidden       []int   // hidden layer widths: {64, 64} (the paper: 256, 256; HIV 512)
@@ -61,21 +66,14 @@ func orDefault(v *float64, d float64) {
 }
 
 func (c LearnerConfig) validate() error {
-	switch {
-	case c.Algorithm != CQL && c.Algorithm != BCQ:
-		return fmt.Errorf("expertdp: unknown learner algorithm %d (allowed: CQL, BCQ)", c.Algorithm)
-	case !(c.Gamma > 0 && c.Gamma < 1):
-		return fmt.Errorf("expertdp: Gamma = %v is outside the allowed range (0, 1)", c.Gamma)
-	case !(c.LR > 0):
-		return fmt.Errorf("expertdp: LR = %v is outside the allowed range (0, ∞)", c.LR)
-	case !(c.CQLAlpha > 0):
-		return fmt.Errorf("expertdp: CQLAlpha = %v is outside the allowed range (0, ∞)", c.CQLAlpha)
-	case !(c.BCQThreshold > 0 && c.BCQThreshold <= 1):
-		return fmt.Errorf("expertdp: BCQThreshold = %v is outside the allowed range (0, 1]", c.BCQThreshold)
-	case !(c.Polyak > 0 && c.Polyak <= 1):
-		return fmt.Errorf("expertdp: Polyak = %v is outside the allowed range (0, 1]", c.Polyak)
-	}
-	return nil
+	unitLeftOpen := param.Interval{Lo: 0, Hi: 1, HiClosed: true} // (0, 1]
+	return param.First(
+		check.Int("Algorithm", int(c.Algorithm), int(CQL), int(BCQ)),
+		check.In("Gamma", c.Gamma, param.OpenUnit),
+		check.In("LR", c.LR, param.Positive),
+		check.In("CQLAlpha", c.CQLAlpha, param.Positive),
+		check.In("BCQThreshold", c.BCQThreshold, unitLeftOpen),
+		check.In("Polyak", c.Polyak, unitLeftOpen))
 }
 
 // batch is a minibatch of transitions with normalised states.
@@ -114,7 +112,7 @@ type Learner struct {
 // NewLearner builds a learner for domain d whose batches hold at most maxBatch transitions.
 func NewLearner(d *Domain, cfg LearnerConfig, maxBatch int, seed uint64) (*Learner, error) {
 	if d == nil {
-		return nil, fmt.Errorf("expertdp: NewLearner needs a domain")
+		return nil, check.Missing("d", "a Domain")
 	}
 	if err := check.AtLeast("maxBatch", maxBatch, 1); err != nil {
 		return nil, err

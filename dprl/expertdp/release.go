@@ -27,7 +27,7 @@ type ReleaseConstants struct {
 	// RoundEpsilon, RoundDelta are one examined trajectory's guarantee (2ε', δ1/(2T)) (Theorem 5.3).
 	RoundEpsilon, RoundDelta float64
 	// CompositionEpsilon is what advanced composition (Dwork–Roth Thm 3.20, slack δ1/2) certifies for the
-	// T rounds; Theorem 5.5 claims ε1 by Cor. 3.21, which is stated only for ε1 < 1 (ALGORITHMS.md §4.5).
+	// T rounds; Theorem 5.5 claims ε1 by Cor. 3.21, which is stated only for ε1 < 1 (package doc, "Caveats").
 	CompositionEpsilon float64
 }
 
@@ -174,7 +174,7 @@ func (r *Release) StableTransitions() int {
 // trajectories draw θ̂ = θ + (4/ε')·ln(1/δ') + Lap(2/ε') and query its prefixes in order with
 // PrefixQuery (count + Lap(4/ε') > θ̂), keeping the longest prefix that passed. It is (ε1, δ1)-DP for
 // expert-level neighbours under the paper's analysis (which models each examined trajectory as a fresh
-// draw; ALGORITHMS.md §4.5 item 4). L is the domain's public demonstration bound e.Domain.DemoLen, not the
+// draw; package doc, "Caveats"). L is the domain's public demonstration bound e.Domain.DemoLen, not the
 // data's longest trajectory (which would make the threshold depend on the data); no prefix longer than L
 // is queried (Release.Cut counts the trajectories this shortens).
 func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {
@@ -195,7 +195,7 @@ func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {
 		return nil, err
 	}
 	if p.Src == nil {
-		return nil, fmt.Errorf("expertdp: ReleaseParams.Src is nil; pass a rand.Source (mechanisms.SecureSource for real releases)")
+		return nil, check.Missing("Src", "a rand.Source (mechanisms.SecureSource for real releases)")
 	}
 	if p.T > len(data.Trajs) {
 		return nil, &mechanisms.ParamError{Pkg: "expertdp", Param: "T", Value: float64(p.T), Allowed: fmt.Sprintf("[1, %d] (the log's trajectories)", len(data.Trajs))}
@@ -258,7 +258,7 @@ func checkData(data *Data, e *Experts) error {
 		return err
 	}
 	if data.Experts != e.Len() {
-		return fmt.Errorf("expertdp: the log has %d experts, the expert set %d", data.Experts, e.Len())
+		return check.Errorf("data.Experts", float64(data.Experts), "[%d, %d] (the size of the expert set)", e.Len(), e.Len())
 	}
 	return nil
 }
@@ -267,10 +267,11 @@ func checkData(data *Data, e *Experts) error {
 func checkLog(data *Data, d *Domain) error {
 	switch {
 	case data == nil || len(data.Trajs) == 0:
-		return fmt.Errorf("expertdp: empty dataset: no trajectories")
-	case data.ObsDim != d.ObsDim || data.NumActions != d.NumActions:
-		return fmt.Errorf("expertdp: the log's obs_dim %d and num_actions %d do not match %s's %d and %d",
-			data.ObsDim, data.NumActions, d.Name, d.ObsDim, d.NumActions)
+		return check.Missing("data", "a log with at least one trajectory")
+	case data.ObsDim != d.ObsDim:
+		return check.Errorf("data.ObsDim", float64(data.ObsDim), "[%d, %d] (the observations of %s)", d.ObsDim, d.ObsDim, d.Name)
+	case data.NumActions != d.NumActions:
+		return check.Errorf("data.NumActions", float64(data.NumActions), "[%d, %d] (the actions of %s)", d.NumActions, d.NumActions, d.Name)
 	}
 	return nil
 }

@@ -26,11 +26,15 @@ const (
 	AccountingMixed
 )
 
+// String describes the accounting, or gives Accounting(n) for any other value.
 func (a Accounting) String() string {
-	if a == AccountingMixed {
+	switch a {
+	case AccountingPaper:
+		return "q = p·b/m (paper)"
+	case AccountingMixed:
 		return "mixture (exact)"
 	}
-	return "q = p·b/m (paper)"
+	return fmt.Sprintf("Accounting(%d)", int(a))
 }
 
 // TrainConfig configures Selective DP-SGD (Algorithm 3; P = 1 without stable data is expert-level DP-SGD,
@@ -48,8 +52,8 @@ type TrainConfig struct {
 	Clip            float64 // C, 1 by default
 	Epsilon, Delta  float64 // (ε2, δ2) the DP-SGD steps may spend
 	Accounting      Accounting
-	// MaxSteps caps the number of steps (the accountant's budget can run to millions; ALGORITHMS.md
-	// proposes 10⁶). With P = 0 or NonPrivate it is the number of steps.
+	// MaxSteps caps the number of steps (the accountant's budget can run to millions of steps at the paper's
+	// noise; a cap of 10⁶ is a reasonable choice). With P = 0 or NonPrivate it is the number of steps.
 	MaxSteps int
 	// NonPrivate trains on uniform batches from the whole log without clipping or noise (the baseline the
 	// paper normalises by).
@@ -285,7 +289,8 @@ func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, 
 			return nil, err
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("expertdp: not even one step fits (ε2, δ2) = (%g, %g) with s = %g, q = %g", cfg.Epsilon, cfg.Delta, cfg.NoiseMultiplier, cfg.P*float64(cfg.Batch)/float64(m))
+			return nil, check.Errorf("Epsilon", cfg.Epsilon, "a budget (ε2, δ2) = (Epsilon, %g) that allows at least one step with s = %g, q = %g",
+				cfg.Delta, cfg.NoiseMultiplier, cfg.P*float64(cfg.Batch)/float64(m))
 		}
 		res.BudgetSteps, res.Steps = n, n
 	}

@@ -1,22 +1,9 @@
-// Package figure builds the project's standard figures with gonum/plot: curves over trials drawn as
-// mean ± spread bands, several curves with a legend, linear or log axes. Every function returns a *plot.Plot
-// or PNG bytes; package display shows them in a notebook.
-//
-// Every figure follows one house style (see Style): Liberation Sans text, a light grid under the data, the
-// legend to the right of the data area, the Okabe–Ito colour-blind-safe palette with a distinct dash pattern
-// per curve (so curves stay apart in greyscale), log axes labelled at every decade with minor ticks between,
-// and PNGs rendered at twice the nominal pixel density (DefaultSize), which package display shows at the
-// nominal width so they stay sharp on high-DPI screens.
-//
-// Missing values are expected (a trial that diverged, a point not evaluated): NaN and ±Inf are skipped, a
-// point with no finite trial breaks its line, and on a log axis non-positive values are skipped too.
 package figure
 
 import (
 	"github.com/dprl-project/dprl/dprl/param"
 
 	"bytes"
-	"errors"
 	"fmt"
 	"image/color"
 	"math"
@@ -213,8 +200,12 @@ func Curves(opt Options, series ...Series) (*plot.Plot, error) {
 			}
 		}
 		if (s.Lo == nil) != (s.Hi == nil) || (s.Lo != nil && (len(s.Lo) != len(s.X) || len(s.Hi) != len(s.X))) {
-			return nil, fmt.Errorf("figure: series %q: Lo and Hi must both be set with one value per x (%d), have %d and %d",
-				s.Name, len(s.X), len(s.Lo), len(s.Hi))
+			name, n := "Lo", len(s.Lo)
+			if s.Lo != nil && len(s.Lo) == len(s.X) {
+				name, n = "Hi", len(s.Hi)
+			}
+			return nil, check.Errorf(fmt.Sprintf("len(series[%d].%s)", k, name), float64(n),
+				"[%d, %d] (one value per X; Lo and Hi are set together; series %q)", len(s.X), len(s.X), s.Name)
 		}
 		mean, std, n := MeanStd(s.Y)
 		lo, hi := make([]float64, len(mean)), make([]float64, len(mean))
@@ -279,7 +270,7 @@ func Curves(opt Options, series ...Series) (*plot.Plot, error) {
 		}
 	}
 	if drawn == 0 {
-		return nil, errors.New("figure: series: no finite points to draw (every X or mean Y is NaN, infinite, or not positive on a log axis)")
+		return nil, check.Errorf("drawable points in series", 0, "[1, ∞): every X or mean Y is NaN, infinite, or not positive on a log axis")
 	}
 	return p, nil
 }
@@ -330,7 +321,7 @@ const check param.Checker = "figure"
 
 func PNG(p *plot.Plot, s Size) ([]byte, error) {
 	if p == nil {
-		return nil, errors.New("figure: p = nil: PNG needs a plot")
+		return nil, check.Missing("p", "a plot to render")
 	}
 	if err := param.First(check.In("Width", float64(s.Width), param.Positive), check.In("Height", float64(s.Height), param.Positive),
 		check.Int("DPI", s.DPI, 1, 10000)); err != nil {

@@ -231,7 +231,7 @@ func TestBadFigureInput(t *testing.T) {
 		s    Size
 		want string
 	}{
-		{nil, DefaultSize, "p = nil"},
+		{nil, DefaultSize, "p is missing"},
 		{p, Size{Width: 1e9, Height: 1e9, DPI: 1000}, "MaxPixels"},
 		{p, Size{Width: 100, Height: 100, DPI: 0}, "DPI = 0"},
 		{p, Size{Width: -1, Height: 100, DPI: 100}, "Width = -1"},

@@ -33,6 +33,7 @@ const (
 	DPSGD
 )
 
+// String names the method ("non-private DQN", "functional noise", …), or gives Method(n) for any other value.
 func (m Method) String() string {
 	switch m {
 	case FunctionalNoise:
@@ -41,12 +42,14 @@ func (m Method) String() string {
 		return "input perturbation"
 	case DPSGD:
 		return "DP-SGD"
+	case NonPrivate:
+		return "non-private DQN"
 	}
-	return "non-private DQN"
+	return fmt.Sprintf("Method(%d)", int(m))
 }
 
-// Config is the DQN loop of Wang & Hegde's released code (ALGORITHMS.md §2.7) with the method's noise; zero
-// fields take the code's values.
+// Config is the DQN loop of Wang & Hegde's released code (package doc, "The released code") with the method's noise;
+// zero fields take the code's values.
 type Config struct {
 	Method     Method
 	Episodes   int     // 100 (50 samples each)
@@ -90,7 +93,7 @@ func (c *Config) defaults() error {
 	orDefault(&c.ResetEvery, 1)
 	orDefault(&c.MaxEpisodeLen, 50)
 	if c.Src == nil {
-		return fmt.Errorf("fnq: Config.Src is nil: every run needs an explicit rand.Source")
+		return check.Missing("Src", "an explicit rand.Source for every run")
 	}
 	// A private method always adds noise: its noise level must be positive (NonPrivate is the noiseless
 	// learner, selected explicitly).
@@ -192,10 +195,10 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	if env == nil {
-		return nil, fmt.Errorf("fnq: Run needs an environment")
+		return nil, check.Missing("env", "an environment")
 	}
 	if d := len(env.ObservationSpace().Low); d != 1 {
-		return nil, fmt.Errorf("fnq: the environment's states have %d dimensions; the functional mechanism here needs 1", d)
+		return nil, check.Errorf("env.ObservationSpace().Dim()", float64(d), "[1, 1]: the functional mechanism here needs one-dimensional states")
 	}
 	rng := rand.New(cfg.Src)
 	// Separate streams for the network, the two path sets and the mechanisms' noise, drawn whatever the
@@ -308,7 +311,7 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// SpecifiedConfig is Algorithm 1 as written (ALGORITHMS.md §2.3 with its typo fixes: t = jB + b, a descent
+// SpecifiedConfig is Algorithm 1 as written (package doc, "Algorithm 1", with its typo fixes: t = jB + b, a descent
 // step, the released function is Q + g): T′ = T/B plain SGD steps, each on the B fresh samples just taken,
 // no replay memory and no target network, one OU path per action with β = 1/v from the calibration, reset
 // every T′/J steps, σ from Theorem 5 (or the exact GDP σ).
@@ -345,10 +348,10 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 		return nil, err
 	}
 	if cfg.Src == nil {
-		return nil, fmt.Errorf("fnq: SpecifiedConfig.Src is nil: every run needs an explicit rand.Source")
+		return nil, check.Missing("Src", "an explicit rand.Source for every run")
 	}
 	if env == nil {
-		return nil, fmt.Errorf("fnq: RunSpecified needs an environment")
+		return nil, check.Missing("env", "an environment")
 	}
 	orDefault(&cfg.Gamma, 0.999)
 	if cfg.Hidden == nil {
@@ -359,10 +362,10 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 		return nil, err
 	}
 	if d := len(env.ObservationSpace().Low); d != 1 {
-		return nil, fmt.Errorf("fnq: the environment's states have %d dimensions; the functional mechanism here needs 1", d)
+		return nil, check.Errorf("env.ObservationSpace().Dim()", float64(d), "[1, 1]: the functional mechanism here needs one-dimensional states")
 	}
 	if m := env.NumActions(); m != cfg.Actions {
-		return nil, fmt.Errorf("fnq: calibration for %d actions, the environment has %d", cfg.Actions, m)
+		return nil, check.Errorf("Actions", float64(cfg.Actions), "[%d, %d] (the environment's actions)", m, m)
 	}
 	sigma := k.SigmaThm5
 	if cfg.UseGDPSigma {

@@ -1,7 +1,6 @@
 package fnq
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
@@ -12,7 +11,7 @@ import (
 	"github.com/dprl-project/dprl/envs"
 )
 
-// BGPConfig is the output-perturbation baseline of Wang & Hegde's Fig. 2 (BGP16, ALGORITHMS.md §2.7): the
+// BGPConfig is the output-perturbation baseline of Wang & Hegde's Fig. 2 (BGP16, package doc, "Baselines"): the
 // state interval is cut into Bins bins, every Every episodes DP-LSL (Balle et al.) estimates Q on the
 // (bin, action) pairs from the first-visit returns of the episodes since the last estimate, and the agent
 // acts ε-greedily on it. Its privacy is about trajectories, not reward functions, so it is NOT differentially
@@ -43,7 +42,7 @@ func RunBGP16(env envs.Env, cfg BGPConfig) (*Result, error) {
 	orDefault(&cfg.LSLC, 100)
 	orDefault(&cfg.MaxEpisodeLen, 50)
 	if cfg.Src == nil {
-		return nil, fmt.Errorf("fnq: BGPConfig.Src is nil: every run needs an explicit rand.Source")
+		return nil, check.Missing("Src", "an explicit rand.Source for every run")
 	}
 	if err := param.First(check.AtLeast("Episodes", cfg.Episodes, 1), check.AtLeast("Bins", cfg.Bins, 1),
 		check.AtLeast("Every", cfg.Every, 1), check.In("Gamma", cfg.Gamma, param.Probability),
@@ -53,8 +52,11 @@ func RunBGP16(env envs.Env, cfg BGPConfig) (*Result, error) {
 		check.In("ReturnBound", cfg.ReturnBound, param.Positive)); err != nil {
 		return nil, err
 	}
-	if env == nil || env.NumActions() < 1 {
-		return nil, fmt.Errorf("fnq: RunBGP16 needs an environment with at least one action")
+	if env == nil {
+		return nil, check.Missing("env", "an environment")
+	}
+	if err := check.AtLeast("env.NumActions()", env.NumActions(), 1); err != nil {
+		return nil, err
 	}
 	m := env.NumActions()
 	n := cfg.Bins * m

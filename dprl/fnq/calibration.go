@@ -1,17 +1,3 @@
-// Package fnq implements Wang & Hegde's (NeurIPS 2019) differentially private Q-learning with functional noise
-// and the baselines of their Fig. 2, with the privacy calibration of their Theorem 5 beside the exact GDP
-// alternative (ALGORITHMS.md §2).
-//
-// Neighbouring inputs are reward functions with ‖r − r′‖∞ ≤ 1; states, actions and transitions are public.
-// The released object is the noised value function Q̃_a(s) = Q_θ(s, a) + g_a(s), one Ornstein–Uhlenbeck path
-// g_a per action, which answers any number of state queries consistently (mechanisms.OUPath).
-//
-// Private methods always add noise: Run refuses FunctionalNoise with Sigma ≤ 0, InputPerturbation with
-// RewardSigma ≤ 0 and DPSGD with Z ≤ 0 (the non-private DQN is Method NonPrivate, chosen explicitly).
-// DP-SGD drops per-example gradients with NaN or infinite entries (Result.Dropped). The BGP16 baseline's
-// DP-LSL clips first-visit returns to [0, ReturnBound]. Theorem 5's Lipschitz bound L, which the paper's
-// Algorithm 1 assumes but does not enforce, is enforced by RunSpecified: weights are scaled back to the
-// bound whenever a step leaves it (SpecifiedResult.Projected).
 package fnq
 
 import (
@@ -31,7 +17,7 @@ type Calibration struct {
 	Actions        int     // m
 	Resets         int     // J, independent sample paths over the run
 	// MActionCorrection multiplies the sensitivity by √m: all m output functions change at every step and m
-	// paths are added (ALGORITHMS.md §2.8 item 4); Theorem 5 as printed uses one action's sensitivity.
+	// paths are added (package doc, "Corrections"); Theorem 5 as printed uses one action's sensitivity.
 	MActionCorrection bool
 }
 
@@ -47,7 +33,7 @@ type Constants struct {
 	EpsilonGDP, EpsilonKOV float64
 	// TailMargin is 2k − 8.68√β σ (Theorem 5 needs it positive); TailPaper the paper's tail term
 	// J·exp(−margin²/2); TailConservative 2mJ·exp(−(k − 8.68√βσ)²/(2σ²)), the corrected Lemma 8 with both
-	// signs, every action and σ in the exponent (ALGORITHMS.md §2.8 item 3). Both at σ = SigmaThm5.
+	// signs, every action and σ in the exponent (package doc, "Corrections"). Both at σ = SigmaThm5.
 	TailMargin, TailPaper, TailConservative float64
 }
 

@@ -15,7 +15,8 @@ func near(t *testing.T, what string, got, want, rel float64) {
 	}
 }
 
-// TestTheorem5WorkedExample reproduces ALGORITHMS.md §2.5's three rows from Theorem 5's inputs.
+// TestTheorem5WorkedExample reproduces the three rows of the calibration table (package doc, "Reference
+// values") from Theorem 5's inputs.
 func TestTheorem5WorkedExample(t *testing.T) {
 	for _, r := range []struct {
 		eps      float64
@@ -60,7 +61,8 @@ func TestTheorem5WorkedExample(t *testing.T) {
 	near(t, "σ with the m-action correction", b.SigmaThm5, a.SigmaThm5*math.Sqrt2, 1e-12)
 }
 
-// TestConservativeTail: ALGORITHMS.md §2.8 item 3's numbers: at ε = 0.9, δ = 1e−4, T′ = 100, B = 128,
+// TestConservativeTail: the corrected tail's reference values (package doc, "Corrections"): at ε = 0.9,
+// δ = 1e−4, T′ = 100, B = 128,
 // α = 7e−5, L = 1, m = 2, J = 1 the corrected tail is 3e−7 at k = 420 and 3e−18 at k = 425, while at the paper's
 // k = 210 it says nothing.
 func TestConservativeTail(t *testing.T) {
@@ -81,7 +83,8 @@ func TestConservativeTail(t *testing.T) {
 	}
 }
 
-// TestBaselineNoise: the spec's input-perturbation example (T = 5000, δ = 1e−4: σ_r ≈ 247 at ε = 0.9 and 458
+// TestBaselineNoise: the input-perturbation reference values (package doc, "Baselines"; T = 5000, δ = 1e−4:
+// σ_r ≈ 247 at ε = 0.9 and 458
 // at ε = 0.45) and DP-SGD's multiplier without amplification (√steps/z-GDP meets ε exactly).
 func TestBaselineNoise(t *testing.T) {
 	s, _ := InputPerturbationSigma(5000, 0.9, 1e-4)

@@ -1,16 +1,3 @@
-// Package nn is a small neural-network toolkit for the project's deep RL learners: multilayer perceptrons with
-// manual backpropagation on gonum's BLAS, per-example gradient norms without materialising per-example
-// gradients (for a dense layer the gradient δaᵀ has Frobenius norm ‖δ‖·‖a‖), clipped-and-noised DP-SGD
-// gradients, Huber and squared losses, SGD, RMSprop and Adam with PyTorch's defaults, target-network copies, a
-// replay buffer and a spectral-norm bound on the network's Lipschitz constant.
-//
-// Everything is deterministic for a given rand.Source: initialisation, minibatch sampling and noise draw from
-// explicit streams, and the matrix products compute each output element in a fixed order.
-//
-// DP-SGD (Workspace.PrivateGradient) always adds noise (DPSGDConfig needs Clip and NoiseMultiplier in
-// (0, ∞)); ClippedGradient is the noiseless counterpart for audits and baselines. An example whose gradient
-// has a NaN or infinite entry is dropped — it contributes zero to the sum, which keeps the sensitivity —
-// and counted; norms of huge finite gradients are computed without overflow.
 package nn
 
 import (

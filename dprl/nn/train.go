@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -295,8 +294,8 @@ type Replay struct {
 
 // NewReplay allocates a buffer of capacity transitions with states of the given width.
 func NewReplay(capacity, width int) (*Replay, error) {
-	if capacity < 1 || width < 1 {
-		return nil, fmt.Errorf("nn: replay capacity %d and state width %d must be at least 1", capacity, width)
+	if err := param.First(check.AtLeast("capacity", capacity, 1), check.AtLeast("width", width, 1)); err != nil {
+		return nil, err
 	}
 	return &Replay{cap: capacity, width: width, S: make([]float64, capacity*width), S2: make([]float64, capacity*width),
 		A: make([]int, capacity), R: make([]float64, capacity), Done: make([]bool, capacity)}, nil

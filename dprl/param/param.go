@@ -1,16 +1,10 @@
-// Package param is the one error type and the one set of range checks that every dprl package uses to
-// reject a bad argument.
-//
-// A rejection names the package that refused the value, the parameter as the user spelled it (the field or
-// argument name of the public API, not an internal symbol), the value given and the allowed range in interval
-// notation: "mechanisms: NoiseMultiplier = -1 is outside the allowed range (0, ∞)". NaN is never in range.
-// Callers test for it with errors.As(err, new(*param.Error)).
 package param
 
 import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Error reports a parameter outside its allowed range.
@@ -20,6 +14,9 @@ type Error struct {
 	Value   float64 // the value given (integers are converted)
 	Allowed string  // the allowed range, e.g. "(0, 1]", or a short description
 	Missing bool    // the argument is nil or empty (Value is then meaningless)
+	// Text is the value of a parameter that is not a number (a name, say), quoted as Go quotes strings;
+	// Value is then NaN. Empty for numeric parameters.
+	Text string
 }
 
 func (e *Error) Error() string {
@@ -29,6 +26,9 @@ func (e *Error) Error() string {
 	}
 	if e.Missing {
 		return fmt.Sprintf("%s: %s is missing (nil or empty): want %s", pkg, e.Param, e.Allowed)
+	}
+	if e.Text != "" {
+		return fmt.Sprintf("%s: %s = %s is not allowed: want %s", pkg, e.Param, e.Text, e.Allowed)
 	}
 	return fmt.Sprintf("%s: %s = %s is outside the allowed range %s", pkg, e.Param, Format(e.Value), e.Allowed)
 }
@@ -111,6 +111,18 @@ func (c Checker) Errorf(name string, v float64, allowed string, args ...any) err
 // Missing returns an *Error for a nil or empty argument; want says what is needed.
 func (c Checker) Missing(name, want string) error {
 	return &Error{Pkg: string(c), Param: name, Value: math.NaN(), Allowed: want, Missing: true}
+}
+
+// OneOf returns an *Error unless value is one of allowed (a name from a fixed list, such as an order grid or
+// a registered environment). The message quotes the value and lists the allowed names.
+func (c Checker) OneOf(name, value string, allowed ...string) error {
+	for _, a := range allowed {
+		if value == a {
+			return nil
+		}
+	}
+	return &Error{Pkg: string(c), Param: name, Value: math.NaN(), Text: strconv.Quote(value),
+		Allowed: "one of " + strings.Join(allowed, ", ")}
 }
 
 // IntRange prints [lo, hi] for integers, with ∞ for math.MaxInt.

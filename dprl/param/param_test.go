@@ -68,3 +68,43 @@ func TestMissing(t *testing.T) {
 		t.Errorf("Missing error %#v", err)
 	}
 }
+
+func TestOneOf(t *testing.T) {
+	const check param.Checker = "envs"
+	if err := check.OneOf("name", "chain", "chain", "taxi"); err != nil {
+		t.Fatalf("allowed name rejected: %v", err)
+	}
+	err := check.OneOf("name", "cartpol", "cartpole", "taxi")
+	if got, want := err.Error(), `envs: name = "cartpol" is not allowed: want one of cartpole, taxi`; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	var pe *param.Error
+	if !errors.As(err, &pe) || pe.Text != `"cartpol"` || !math.IsNaN(pe.Value) {
+		t.Errorf("OneOf error %#v", err)
+	}
+	if got := check.OneOf("name", "", "a").Error(); got != `envs: name = "" is not allowed: want one of a` {
+		t.Errorf("empty name: %q", got)
+	}
+}
+
+// A name outside a fixed list, and a missing argument.
+func ExampleChecker_OneOf() {
+	const check param.Checker = "mypkg"
+	fmt.Println(check.OneOf("grid", "dpa", "dpa_default", "opacus_default"))
+	fmt.Println(check.Missing("src", "a rand.Source"))
+	// Output:
+	// mypkg: grid = "dpa" is not allowed: want one of dpa_default, opacus_default
+	// mypkg: src is missing (nil or empty): want a rand.Source
+}
+
+// Free-form conditions keep the same shape: package, parameter, value, what is allowed.
+func ExampleChecker_Errorf() {
+	const check param.Checker = "mypkg"
+	err := check.Errorf("len(value)", 3, "[%d, %d] (the dimension given at construction)", 2, 2)
+	var pe *param.Error
+	fmt.Println(err)
+	fmt.Println(errors.As(err, &pe), pe.Param, pe.Value)
+	// Output:
+	// mypkg: len(value) = 3 is outside the allowed range [2, 2] (the dimension given at construction)
+	// true len(value) 3
+}

@@ -1,18 +1,18 @@
 package policyeval
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/envs"
 )
 
-// BalleSetup is Balle et al.'s chain experiment (ALGORITHMS.md §3.6): the 40-state chain without its
-// absorbing state (39 states, ρ_s = 1/39), the policy that stays or advances with probability ½, γ = 0.99,
-// and the exact values V.
+// BalleSetup is Balle et al.'s chain experiment (package doc, "Balle et al.'s chain"): the 40-state chain
+// without its absorbing state (39 states, ρ_s = 1/39), the policy that stays or advances with probability ½,
+// γ = 0.99, and the exact values V.
 type BalleSetup struct {
 	States int
 	Gamma  float64
@@ -62,13 +62,17 @@ func (b *BalleSetup) Batch(m int, src rand.Source) (*Signature, error) {
 		func(o []float64) int { return int(o[0]) })
 }
 
-// LambdaSchedule is the authors' regularisation schedule λ = ‖Φ‖_F²‖ρ‖∞ + c·m^0.4 (ALGORITHMS.md §3.6).
+// LambdaSchedule is the authors' regularisation schedule λ = ‖Φ‖_F²‖ρ‖∞ + c·m^0.4 (from their code; package
+// doc, "DP-LSL").
 func LambdaSchedule(p *Problem, c float64, m int) (float64, error) {
-	if p == nil || p.Phi == nil {
-		return 0, fmt.Errorf("policyeval: LambdaSchedule needs a Problem with features Phi")
+	switch {
+	case p == nil:
+		return 0, check.Missing("p", "a Problem")
+	case p.Phi == nil:
+		return 0, check.Missing("Phi", "the Problem's features")
 	}
-	if !(c >= 0) || m < 1 {
-		return 0, fmt.Errorf("policyeval: schedule needs c ≥ 0 and m ≥ 1 (got c = %v, m = %d)", c, m)
+	if err := param.First(check.In("c", c, param.NonNegative), check.AtLeast("m", m, 1)); err != nil {
+		return 0, err
 	}
 	rhoInf := 0.0
 	for _, r := range p.Rho {

@@ -25,7 +25,7 @@ type FeatureTrajectory struct {
 // target policy target (nil: on-policy, ρ = 1).
 func Featurize(trajs []envs.Trajectory, feats envs.Features, target envs.Policy) ([]FeatureTrajectory, error) {
 	if feats == nil {
-		return nil, fmt.Errorf("policyeval: Featurize needs a feature map")
+		return nil, check.Missing("feats", "a feature map")
 	}
 	d := feats.Dim()
 	out := make([]FeatureTrajectory, len(trajs))
@@ -35,7 +35,7 @@ func Featurize(trajs []envs.Trajectory, feats envs.Features, target envs.Policy)
 	}
 	for i, tr := range trajs {
 		if len(tr.Steps) == 0 {
-			return nil, fmt.Errorf("policyeval: trajectory %d is empty", i)
+			return nil, check.Missing(fmt.Sprintf("trajs[%d].Steps", i), "at least one step")
 		}
 		ft := FeatureTrajectory{Phi: make([][]float64, len(tr.Steps)+1), Rho: make([]float64, len(tr.Steps)), R: make([]float64, len(tr.Steps))}
 		for t, st := range tr.Steps {
@@ -47,7 +47,7 @@ func Featurize(trajs []envs.Trajectory, feats envs.Features, target envs.Policy)
 					return nil, check.Errorf(fmt.Sprintf("trajectory %d step %d action", i, t), float64(st.Action), "[0, %d]", len(probs)-1)
 				}
 				if !(st.Prob > 0) {
-					return nil, fmt.Errorf("policyeval: trajectory %d step %d has no behaviour probability (needed for off-policy ratios)", i, t)
+					return nil, check.Errorf(fmt.Sprintf("trajs[%d].Steps[%d].Prob", i, t), st.Prob, "(0, 1]: the behaviour probability off-policy ratios divide by")
 				}
 				target.Probs(probs, st.Obs)
 				ft.Rho[t] = probs[st.Action] / st.Prob
@@ -311,7 +311,7 @@ func Gradient(g []float64, tr FeatureTrajectory, gamma float64, theta, w []float
 // descended: x ← x − α_t g̃. It returns θ_T (the last iterate).
 func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 	if len(trajs) == 0 {
-		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
+		return nil, check.Missing("trajs", "at least one trajectory")
 	}
 	switch {
 	case cfg.Iterations < 0:
@@ -324,8 +324,10 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 		return nil, check.Errorf("Sigma", cfg.Sigma, "{0} with NonPrivate")
 	case !cfg.NonPrivate && !param.Positive.Contains(cfg.Sigma):
 		return nil, check.Errorf("Sigma", cfg.Sigma, "(0, ∞) (set NonPrivate for the noiseless baseline)")
-	case cfg.Step == nil || cfg.Src == nil:
-		return nil, fmt.Errorf("policyeval: GPOPE needs a Step size and a Src")
+	case cfg.Step == nil:
+		return nil, check.Missing("Step", "a step-size schedule")
+	case cfg.Src == nil:
+		return nil, check.Missing("Src", "a rand.Source")
 	}
 	d, err := featureDim(trajs)
 	if err != nil {
@@ -360,10 +362,10 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 // featureDim checks the feature trajectories (checkFeatureTrajectories) and returns their dimension.
 func featureDim(trajs []FeatureTrajectory) (int, error) {
 	if len(trajs) == 0 {
-		return 0, fmt.Errorf("policyeval: empty dataset: no trajectories")
+		return 0, check.Missing("trajs", "at least one trajectory")
 	}
 	if len(trajs[0].Phi) == 0 || len(trajs[0].Phi[0]) == 0 {
-		return 0, fmt.Errorf("policyeval: trajectory 0 has no features")
+		return 0, check.Missing("trajs[0].Phi", "feature vectors with at least one entry")
 	}
 	d := len(trajs[0].Phi[0])
 	return d, checkFeatureTrajectories(trajs, d)
@@ -374,7 +376,8 @@ func featureDim(trajs []FeatureTrajectory) (int, error) {
 func checkFeatureTrajectories(trajs []FeatureTrajectory, d int) error {
 	for i, tr := range trajs {
 		if len(tr.Phi) != len(tr.R)+1 || len(tr.Rho) != len(tr.R) || len(tr.R) == 0 {
-			return fmt.Errorf("policyeval: trajectory %d has %d features, %d ratios and %d rewards: need H+1, H, H with H ≥ 1", i, len(tr.Phi), len(tr.Rho), len(tr.R))
+			return check.Errorf(fmt.Sprintf("len(trajs[%d].Phi)", i), float64(len(tr.Phi)),
+				"H+1 with len(Rho) = len(R) = H ≥ 1 (here len(Rho) = %d, len(R) = %d)", len(tr.Rho), len(tr.R))
 		}
 		for t, r := range tr.R {
 			if math.IsNaN(r) || math.IsInf(r, 0) || math.IsNaN(tr.Rho[t]) || math.IsInf(tr.Rho[t], 0) {
@@ -407,11 +410,15 @@ const (
 	AccountingPoisson
 )
 
+// String describes the accounting, or gives GPOPEAccounting(n) for any other value.
 func (a GPOPEAccounting) String() string {
-	if a == AccountingPoisson {
+	switch a {
+	case AccountingPaper:
+		return "without replacement, replace-one, Δ = 2C (paper)"
+	case AccountingPoisson:
 		return "Poisson, add/remove, Δ = C"
 	}
-	return "without replacement, replace-one, Δ = 2C (paper)"
+	return fmt.Sprintf("GPOPEAccounting(%d)", int(a))
 }
 
 // GPOPEEpsilon is the ε at δ of T steps with noise σ (absolute) and clip C on n trajectories (improved RDP

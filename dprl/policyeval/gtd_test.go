@@ -103,8 +103,9 @@ func TestGPOPEConverges(t *testing.T) {
 	}
 }
 
-func TestGPOPESigmaMatchesTheSpec(t *testing.T) {
-	// ALGORITHMS.md §1.3: n = 1000, T = 1000, ε = 1 → σ = 1.726 (integer orders), and the Poisson column 0.18.
+func TestGPOPESigmaMatchesTheReference(t *testing.T) {
+	// The GPOPE calibration reference (mechanisms package doc, "Reference values"): n = 1000, T = 1000, ε = 1
+	// → σ = 1.726 (integer orders), and ε ≈ 0.18 under the Poisson accountant at that σ.
 	orders := mechanisms.IntegerOrders(2, 256)
 	s, err := GPOPESigma(AccountingPaper, 1000, 1000, 1, 1e-5, 1, orders)
 	if err != nil {

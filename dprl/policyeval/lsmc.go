@@ -1,20 +1,3 @@
-// Package policyeval holds the policy-evaluation estimators of Balle, Gomrokchi & Precup (2016) and Xie,
-// Thomas & Miklau (2019): first-visit Monte Carlo least squares with fixed weights (LSW) and with ridge
-// regularisation (LSL), their differentially private versions DP-LSW and DP-LSL (smooth-sensitivity
-// Gaussian output perturbation), and the metrics that compare them with the exact values.
-//
-// Neighbouring relation (both papers): datasets of m trajectories that differ in one trajectory
-// (replace-one); m is public.
-//
-// Declared bounds are enforced. DP-LSW's and DP-LSL's noise is calibrated for first-visit returns in the
-// problem's declared range [FMin, FMin + FRange] ⊆ [−FMax, FMax]: they clip every trajectory's first-visit
-// return to that range before averaging (the papers' analysis holds for any data once the returns are
-// bounded, so clipping keeps the guarantee whatever the data), and report how many returns were clipped in
-// Release.Clipped. The Signature therefore keeps each trajectory's first-visit returns; a hand-made
-// Signature without them is refused. GPOPE clips every step's gradient to Clip and refuses non-finite data.
-//
-// Private functions always add noise: ε must lie in (0, ∞) and δ in (0, 1). The non-private estimators are
-// the separately named LSW, LSL and GPOPE with GPOPEConfig.NonPrivate set.
 package policyeval
 
 import (
@@ -52,7 +35,7 @@ type visit struct {
 // NewSignature computes the signature of a dataset over numStates states (discount gamma).
 func NewSignature(d *envs.Dataset, numStates int, gamma float64, index func(obs []float64) int) (*Signature, error) {
 	if d == nil || len(d.Trajectories) == 0 {
-		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
+		return nil, check.Missing("d", "a dataset with at least one trajectory")
 	}
 	if index == nil {
 		return nil, check.Missing("index", "a function mapping an observation to its state")
@@ -73,7 +56,7 @@ func NewSignature(d *envs.Dataset, numStates int, gamma float64, index func(obs 
 func NewEpisodeSignature(states [][]int, rewards [][]float64, numStates int, gamma float64) (*Signature, error) {
 	switch {
 	case len(states) == 0:
-		return nil, fmt.Errorf("policyeval: empty dataset: no trajectories")
+		return nil, check.Missing("states", "at least one episode")
 	case len(rewards) != len(states):
 		return nil, check.Int("len(rewards)", len(rewards), len(states), len(states))
 	case numStates < 1:
@@ -121,7 +104,7 @@ func NewEpisodeSignature(states [][]int, rewards [][]float64, numStates int, gam
 // clipped; it fails for a signature that does not keep its returns.
 func (sig *Signature) bounded(lo, hi float64) (*Signature, int, error) {
 	if len(sig.visits) == 0 {
-		return nil, 0, fmt.Errorf("policyeval: the signature does not keep its trajectories' returns (build it with NewSignature or NewEpisodeSignature): a private release must clip them to the declared bounds")
+		return nil, 0, check.Missing("sig's per-trajectory returns", "a Signature built by NewSignature or NewEpisodeSignature, which keeps them: a private release clips them to the declared bounds")
 	}
 	out := &Signature{M: sig.M, F: make([]float64, len(sig.F)), Counts: make([]int, len(sig.Counts)), visits: sig.visits}
 	clipped := 0
@@ -132,7 +115,7 @@ func (sig *Signature) bounded(lo, hi float64) (*Signature, int, error) {
 			clipped++
 		}
 		if v.state >= len(out.F) {
-			return nil, 0, fmt.Errorf("policyeval: the signature's returns do not match its %d states", len(out.F))
+			return nil, 0, check.Errorf("sig's visited state", float64(v.state), "[0, %d] (the signature's states)", len(out.F)-1)
 		}
 		out.F[v.state] += r
 		out.Counts[v.state]++
@@ -165,13 +148,26 @@ type Problem struct {
 	FMin float64
 }
 
+// checkInputs refuses a missing Problem, features or Signature.
+func checkInputs(p *Problem, sig *Signature) error {
+	switch {
+	case p == nil:
+		return check.Missing("p", "a Problem")
+	case p.Phi == nil:
+		return check.Missing("Phi", "the Problem's features")
+	case sig == nil:
+		return check.Missing("sig", "a Signature")
+	}
+	return nil
+}
+
 func (p *Problem) check(sig *Signature) error {
-	if p == nil || p.Phi == nil || sig == nil {
-		return fmt.Errorf("policyeval: needs a Problem with features Phi and a Signature")
+	if err := checkInputs(p, sig); err != nil {
+		return err
 	}
 	n, _ := p.Phi.Dims()
-	if len(p.Rho) != n || len(sig.F) != n {
-		return fmt.Errorf("policyeval: features have %d states, weights %d, signature %d: mismatched state counts", n, len(p.Rho), len(sig.F))
+	if err := param.First(check.Int("len(Rho)", len(p.Rho), n, n), check.Int("len(sig.F)", len(sig.F), n, n)); err != nil {
+		return err // the rows of Phi fix the number of states
 	}
 	if err := param.First(check.In("FMax", p.FMax, param.Positive), check.In("FRange", p.FRange, param.Positive),
 		check.In("FMin", p.FMin, param.Interval{Lo: -p.FMax, Hi: p.FMax - p.FRange, LoClosed: true, HiClosed: true})); err != nil {
@@ -191,7 +187,7 @@ func (p *Problem) check(sig *Signature) error {
 		}
 	}
 	if len(sig.Counts) != n {
-		return fmt.Errorf("policyeval: signature has %d counts for %d states: mismatched state counts", len(sig.Counts), n)
+		return check.Int("len(sig.Counts)", len(sig.Counts), n, n)
 	}
 	if sig.M < 1 {
 		return check.AtLeast("Signature.M", sig.M, 1)
@@ -206,8 +202,8 @@ func checkPrivacy(priv PrivacyParams) error {
 
 // privateSignature validates a private release's inputs and clips the signature's returns to p's range.
 func privateSignature(p *Problem, sig *Signature, priv PrivacyParams) (*Signature, int, error) {
-	if p == nil || p.Phi == nil || sig == nil {
-		return nil, 0, fmt.Errorf("policyeval: a private release needs a Problem with features and a Signature")
+	if err := checkInputs(p, sig); err != nil {
+		return nil, 0, err
 	}
 	if err := checkPrivacy(priv); err != nil {
 		return nil, 0, err
@@ -393,19 +389,25 @@ const (
 	// LSLPaper is the form recovered from the authors' newest code (Lemmas 7–9): it needs
 	// λ > ‖ρ‖∞‖Φ‖² and uses the Frobenius norm of Φ.
 	LSLPaper LSLBound = iota
-	// LSLSafe is the bound derived in ALGORITHMS.md §3.3, provably valid for any λ > 0 (spectral norms).
+	// LSLSafe is the bound derived for dprl (package doc, "DP-LSL"), provably valid for any λ > 0 (spectral
+	// norms).
 	LSLSafe
 )
 
+// String names the bound ("paper/code bound", "safe bound"), or gives LSLBound(n) for any other value.
 func (b LSLBound) String() string {
-	if b == LSLSafe {
+	switch b {
+	case LSLPaper:
+		return "paper/code bound"
+	case LSLSafe:
 		return "safe bound"
 	}
-	return "paper/code bound"
+	return fmt.Sprintf("LSLBound(%d)", int(b))
 }
 
 // DPLSL releases LSL's estimate plus N(0, σ_X² I_d) with σ_X from the chosen bound's smooth sensitivity
-// (ALGORITHMS.md §3.3): the smooth bound maxes over k of e^{−kβ}·H(min(n + k, m))², counts growing towards m.
+// (package doc, "DP-LSL"): the smooth bound maxes over k of e^{−kβ}·H(min(n + k, m))², counts growing
+// towards m.
 // Returns are clipped to p.ReturnRange first, as in DPLSW.
 func DPLSL(p *Problem, sig *Signature, lambda float64, priv PrivacyParams, bound LSLBound, src rand.Source) (*Release, error) {
 	sig, clipped, err := privateSignature(p, sig, priv)
@@ -443,7 +445,7 @@ func DPLSL(p *Problem, sig *Signature, lambda float64, priv PrivacyParams, bound
 	case LSLPaper:
 		phiF := mat.Norm(p.Phi, 2) // Frobenius
 		if lambda <= rhoInf*phiF*phiF {
-			return nil, fmt.Errorf("policyeval: the paper's DP-LSL bound needs lambda > ‖ρ‖∞‖Φ‖_F² = %g; got %g (use LSLSafe for any λ)", rhoInf*phiF*phiF, lambda)
+			return nil, check.Errorf("lambda", lambda, "(‖ρ‖∞‖Φ‖_F², ∞) = (%g, ∞) for the paper's bound (LSLSafe accepts any λ > 0)", rhoInf*phiF*phiF)
 		}
 		h = func(k int) float64 { return phiF*rhoInf/math.Sqrt(2*lambda)*math.Sqrt(raised(k)) + rho2 }
 		scale = 2 * alpha * p.FMax * phiF / (lambda - rhoInf*phiF*phiF)
@@ -456,7 +458,7 @@ func DPLSL(p *Problem, sig *Signature, lambda float64, priv PrivacyParams, bound
 		h = func(k int) float64 { return p.FRange*rho2 + phi2*rhoInf*p.FMax*math.Sqrt(2*raised(k)/lambda) }
 		scale = alpha * 2 * phi2 / lambda
 	default:
-		return nil, fmt.Errorf("policyeval: unknown LSL bound %d", bound)
+		return nil, check.Int("bound", int(bound), int(LSLPaper), int(LSLSafe))
 	}
 	psi, kBest := 0.0, 0
 	for k := 0; k <= m; k++ {

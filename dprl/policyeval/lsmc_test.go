@@ -156,7 +156,8 @@ func TestDPLSWCalibration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// ALGORITHMS.md §3.6: α = 122.39, β = 5.953e−4, ‖(Γ^{1/2}Φ)⁺‖ = √39.
+	// Balle's chain at ε = δ = 0.1 (package doc, "Balle et al.'s chain"): α = 122.39, β = 5.953e−4,
+	// ‖(Γ^{1/2}Φ)⁺‖ = √39.
 	if math.Abs(r.Alpha-122.39) > 0.01 || math.Abs(r.Beta-5.953e-4) > 1e-6 {
 		t.Errorf("α, β = %g, %g", r.Alpha, r.Beta)
 	}
@@ -203,7 +204,8 @@ func TestDPLSLBounds(t *testing.T) {
 	if _, err := DPLSL(p, sig, 0.5, priv, LSLPaper, rand.NewPCG(1, 1)); err == nil {
 		t.Error("paper bound accepted λ below its validity range")
 	}
-	// ALGORITHMS.md §3.6, tabular m = 1000: σ (code formula) ≈ 8.2e3 and σ (safe) ≈ 537 at λ = 16.8;
+	// Reference values (package doc, "Balle et al.'s chain"), tabular m = 1000: σ (code formula) ≈ 8.2e3 and
+	// σ (safe) ≈ 537 at λ = 16.8;
 	// 21.6 and 2.79 at λ = 1586. Counts differ from the authors' sample, so agreement is to within 25%.
 	for _, c := range []struct{ lambda, paper, safe float64 }{{16.8, 8.2e3, 537}, {1586, 21.6, 2.79}} {
 		rp, err := DPLSL(p, sig, c.lambda, priv, LSLPaper, rand.NewPCG(1, 1))
@@ -212,7 +214,7 @@ func TestDPLSLBounds(t *testing.T) {
 		}
 		rs, _ := DPLSL(p, sig, c.lambda, priv, LSLSafe, rand.NewPCG(1, 1))
 		if math.Abs(rp.Sigma/c.paper-1) > 0.25 || math.Abs(rs.Sigma/c.safe-1) > 0.25 {
-			t.Errorf("λ = %g: σ paper %.4g (spec %.4g), safe %.4g (spec %.4g)", c.lambda, rp.Sigma, c.paper, rs.Sigma, c.safe)
+			t.Errorf("λ = %g: σ paper %.4g (reference %.4g), safe %.4g (reference %.4g)", c.lambda, rp.Sigma, c.paper, rs.Sigma, c.safe)
 		}
 	}
 }

@@ -22,7 +22,7 @@ func CollectTrajectories(env string, behaviour envs.Policy, n int, src rand.Sour
 // no privacy. It returns the best step and the MSPBE at each grid point (NaN where GPOPE diverged).
 func TuneStep(public []FeatureTrajectory, mo *Moments, cfg GPOPEConfig, grid []float64) (best float64, mspbe []float64, err error) {
 	if len(grid) == 0 {
-		return 0, nil, fmt.Errorf("policyeval: empty step-size grid")
+		return 0, nil, check.Missing("grid", "at least one step size")
 	}
 	bestVal := math.Inf(1)
 	for _, a := range grid {

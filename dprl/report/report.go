@@ -1,13 +1,9 @@
-// Package report is the seam between an analysis and whatever shows it. An analysis (a reproduction's figure,
-// a table of privacy constants) writes Markdown, tables, figures and progress to a Sink and returns an
-// error; the notebook passes display.Default, a test passes a Recorder, and a batch job passes Discard. The
-// package imports no notebook code, so analyses written against it run anywhere.
 package report
 
 import (
-	"fmt"
 	"time"
 
+	"github.com/dprl-project/dprl/dprl/param"
 	"gonum.org/v1/plot"
 )
 
@@ -55,7 +51,7 @@ func (r *Recorder) Table(header []string, rows [][]string) {
 // Figure records p; a nil plot is an error.
 func (r *Recorder) Figure(p *plot.Plot) error {
 	if p == nil {
-		return fmt.Errorf("report: p = nil: Figure needs a plot")
+		return check.Missing("p", "a plot to record")
 	}
 	r.Items = append(r.Items, Item{Plot: p})
 	return nil
@@ -101,3 +97,6 @@ type nopBar struct{}
 
 func (nopBar) Add(int)             {}
 func (nopBar) Done() time.Duration { return 0 }
+
+// check rejects values on behalf of this package.
+const check param.Checker = "report"
