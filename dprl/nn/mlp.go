@@ -7,10 +7,11 @@
 // Everything is deterministic for a given rand.Source: initialisation, minibatch sampling and noise draw from
 // explicit streams, and the matrix products compute each output element in a fixed order.
 //
-// DP-SGD (Workspace.PrivateGradient) always adds noise (DPSGDConfig needs Clip and NoiseMultiplier in
-// (0, ∞)); ClippedGradient is the noiseless counterpart for audits and baselines. An example whose gradient
-// has a NaN or infinite entry is dropped — it contributes zero to the sum, which keeps the sensitivity —
-// and counted; norms of huge finite gradients are computed without overflow.
+// DP-SGD (Workspace.PrivateGradient) is mechanisms.DPSGD applied to a network's batch: it takes a
+// *mechanisms.DPSGD (Clip and NoiseMultiplier in (0, ∞), so it always adds noise) and uses its clip factor
+// and noise; ClippedGradient is the noiseless counterpart for audits and baselines. An example whose
+// gradient has a NaN or infinite entry is dropped — it contributes zero to the sum, which keeps the
+// sensitivity — and counted; norms of huge finite gradients are computed without overflow.
 package nn
 
 import (
