@@ -4,13 +4,17 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/dprl-project/dprl/dprl/param"
 )
 
 // Non-finite gradients. A per-example gradient with a NaN or infinite entry has no meaningful direction to
 // clip: the clipping functions set it to zero (it contributes nothing to a sum, so a sum's sensitivity bound
 // still holds) and return a NaN norm, which callers count (DPSGD.Aggregate reports how many it dropped).
 // Huge finite entries are clipped correctly: norms are computed after scaling by the largest magnitude, so
-// squaring 1e308 does not overflow.
+// squaring 1e308 does not overflow. ClipToNorm even clips a vector whose norm exceeds the largest float64;
+// DP-SGD (ClipFactor) drops such a gradient like a non-finite one, since a factor computed from its norm
+// alone would be 0 (nn's Workspace.PrivateGradient knows only the norms).
 
 // ClipToNorm scales g in place to ℓ2 norm at most c (g·min(1, c/‖g‖), Abadi et al. 2016) and returns its
 // norm before clipping (+Inf if that norm exceeds the largest float64, the clipped g being exact anyway).
@@ -107,27 +111,56 @@ func norm2(g []float64) float64 {
 	return m * s
 }
 
+// ClipFactor is DP-SGD's per-example clipping factor (Abadi et al. 2016): the gradient of ℓ2 norm norm is
+// scaled by min(1, c/norm), so that its norm is at most c. A NaN or +Inf norm — a gradient with a NaN or
+// infinite entry, or one whose norm exceeds the largest float64 — gets 0: the gradient is dropped, it
+// contributes nothing to the sum, which keeps the sum's sensitivity within c. c is the clip norm, in (0, ∞]
+// (+Inf: the factor is 1 for every finite norm); it is not checked here (NewDPSGD checks DPSGDParams.Clip).
+//
+// DPSGD.Aggregate applies this factor to explicit per-example gradients (through ClipToNorm's exact
+// scaling), and nn's Workspace.PrivateGradient to the per-example norms it computes without forming the
+// gradients: one rule for both.
+func ClipFactor(norm, c float64) float64 {
+	if dropNorm(norm) {
+		return 0
+	}
+	if norm > c {
+		return c / norm
+	}
+	return 1
+}
+
+// dropNorm reports whether DP-SGD drops a per-example gradient of this norm: NaN or +Inf.
+func dropNorm(norm float64) bool { return !(norm <= math.MaxFloat64) }
+
 // DPSGDParams configures the private aggregation of per-example gradients.
 type DPSGDParams struct {
 	Clip            float64 // C: per-example ℓ2 clipping norm, in (0, ∞)
 	NoiseMultiplier float64 // z: the sum gets N(0, (z·C)² I) noise, in (0, ∞): DPSGD always adds noise
-	Src             rand.Source
+	// Src is the noise source: each aggregation draws one standard normal per coordinate from it, in order.
+	// A rand.Rand holds no state of its own, so a caller that wraps the same Source for other draws (another
+	// mechanism on the same stream) interleaves with the aggregation's draws in program order.
+	Src rand.Source
 }
 
-// DPSGD clips per-example gradients to norm C, sums them and adds N(0, (zC)²) noise to each coordinate:
-// the sum has ℓ2 sensitivity C under add/remove of one example (2C under replace-one), so one aggregation
-// is the Gaussian mechanism with noise multiplier z (relative to C). Accountants turn z, the sampling rate
-// and the number of steps into (ε, δ). A gradient with a NaN or infinite entry is dropped (counts as zero,
-// which keeps the sensitivity) and reported by Aggregate.
+// DPSGD is the one DP-SGD aggregation of this module: it clips per-example gradients to norm C (ClipFactor),
+// sums them and adds N(0, (zC)²) noise to each coordinate (AddNoise). The sum has ℓ2 sensitivity C under
+// add/remove of one example (2C under replace-one), so one aggregation is the Gaussian mechanism with noise
+// multiplier z (relative to C). Accountants turn z, the sampling rate and the number of steps into (ε, δ). A
+// gradient with a NaN or infinite entry, or whose norm exceeds the largest float64, is dropped (counts as
+// zero, which keeps the sensitivity) and reported.
+//
+// Aggregate takes explicit per-example gradients. nn's Workspace.PrivateGradient takes a *DPSGD and runs the
+// same aggregation on a network's batch without forming per-example gradients: ClipFactor on the example
+// norms, then AddNoise on the clipped sum.
 type DPSGD struct {
 	p   DPSGDParams
 	rng *rand.Rand
 }
 
-// NewDPSGD validates p.
+// NewDPSGD validates p: Clip and NoiseMultiplier in (0, ∞), Src non-nil. Its errors name the field.
 func NewDPSGD(p DPSGDParams) (*DPSGD, error) {
-	if err := firstErr(inRange("Clip", p.Clip, 0, math.Inf(1), false, false),
-		inRange("NoiseMultiplier", p.NoiseMultiplier, 0, math.Inf(1), false, false)); err != nil {
+	if err := param.First(check.In("Clip", p.Clip, param.Positive), check.In("NoiseMultiplier", p.NoiseMultiplier, param.Positive)); err != nil {
 		return nil, err
 	}
 	if p.Src == nil {
@@ -136,10 +169,28 @@ func NewDPSGD(p DPSGDParams) (*DPSGD, error) {
 	return &DPSGD{p: p, rng: rand.New(p.Src)}, nil
 }
 
+// Params returns the validated parameters.
+func (a *DPSGD) Params() DPSGDParams { return a.p }
+
+// ClipFactor is ClipFactor(norm, C): the factor by which a per-example gradient of ℓ2 norm norm is scaled
+// (min(1, C/norm); 0 for a NaN or +Inf norm, whose gradient is dropped).
+func (a *DPSGD) ClipFactor(norm float64) float64 { return ClipFactor(norm, a.p.Clip) }
+
+// AddNoise adds the aggregation's noise to sum, the sum of one batch's clipped per-example gradients:
+// sum[i] + zC·Z_i (AddGaussian with σ = z·C), drawing Z_i in index order. Callers that hold the sum in
+// several slices (a network's layers) call it on each in a fixed order.
+func (a *DPSGD) AddNoise(sum []float64) {
+	sd := a.p.NoiseMultiplier * a.p.Clip
+	for i := range sum {
+		sum[i] = AddGaussian(sum[i], sd, a.rng)
+	}
+}
+
 // Aggregate clips each gradient in grads in place, writes their sum plus noise into dst (len(dst) must equal
-// every gradient's length) and returns how many gradients were clipped and how many were dropped for a NaN
-// or infinite entry (set to zero, not summed). It does not divide by the batch size: callers divide by the
-// expected batch size (Poisson sampling) or the fixed one.
+// every gradient's length) and returns how many gradients were clipped and how many were dropped (set to
+// zero, not summed): those with a NaN or infinite entry or a norm beyond the largest float64, whose
+// ClipFactor is 0. Clipping scales exactly to norm C (ClipToNorm), huge finite entries included. It does not
+// divide by the batch size: callers divide by the expected batch size (Poisson sampling) or the fixed one.
 func (a *DPSGD) Aggregate(dst []float64, grads [][]float64) (clipped, dropped int, err error) {
 	for i, g := range grads {
 		if len(g) != len(dst) {
@@ -149,7 +200,8 @@ func (a *DPSGD) Aggregate(dst []float64, grads [][]float64) (clipped, dropped in
 	clear(dst)
 	for _, g := range grads {
 		switch n := ClipToNorm(g, a.p.Clip); {
-		case math.IsNaN(n):
+		case dropNorm(n):
+			clear(g)
 			dropped++
 			continue
 		case n > a.p.Clip:
@@ -159,9 +211,6 @@ func (a *DPSGD) Aggregate(dst []float64, grads [][]float64) (clipped, dropped in
 			dst[i] += v
 		}
 	}
-	sd := a.p.NoiseMultiplier * a.p.Clip
-	for i := range dst {
-		dst[i] += sd * a.rng.NormFloat64()
-	}
+	a.AddNoise(dst)
 	return clipped, dropped, nil
 }

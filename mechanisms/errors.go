@@ -26,10 +26,3 @@ func checkSigma(sigma float64) error         { return check.In("sigma", sigma, p
 func checkSensitivity(s float64) error       { return check.In("sensitivity", s, param.Positive) }
 func checkQ(q float64) error                 { return check.In("q", q, samplingRate) }
 func checkCount(count int) error             { return check.AtLeast("count", count, 0) }
-
-// inRange and firstErr are the package's former spellings of check.In and param.First. They remain only
-// for dpsgd.go, which is being reworked separately; new code calls check and param directly.
-func inRange(name string, v, lo, hi float64, loClosed, hiClosed bool) error {
-	return check.In(name, v, param.Interval{Lo: lo, Hi: hi, LoClosed: loClosed, HiClosed: hiClosed})
-}
-func firstErr(errs ...error) error { return param.First(errs...) }

@@ -130,15 +130,31 @@ func NewGaussian(sigma float64, src rand.Source) (*Gaussian, error) {
 	return &Gaussian{Sigma: sigma, rng: rand.New(src)}, nil
 }
 
-// AddNoise adds fresh N(0, σ²) noise to every element of x in place.
+// AddNoise adds fresh N(0, σ²) noise to every element of x in place, in order (AddGaussian on each).
 func (g *Gaussian) AddNoise(x []float64) {
 	for i := range x {
-		x[i] += g.Sigma * g.rng.NormFloat64()
+		x[i] = AddGaussian(x[i], g.Sigma, g.rng)
 	}
 }
 
-// Release returns value + N(0, σ²).
-func (g *Gaussian) Release(value float64) float64 { return value + g.Sigma*g.rng.NormFloat64() }
+// Release returns value + N(0, σ²) (AddGaussian).
+func (g *Gaussian) Release(value float64) float64 { return AddGaussian(value, g.Sigma, g.rng) }
+
+// AddGaussian returns x + sigma·Z, with Z a standard normal drawn from rng (one NormFloat64): one coordinate
+// of the float Gaussian mechanism. It is the one expression through which this package's additive Gaussian
+// mechanisms (Gaussian, SmoothGaussian, DPSGD) and the algorithm packages add Gaussian noise. It takes the caller's generator so that an algorithm whose
+// noise interleaves with its other draws on one stream (sampling a trajectory, then noising its gradient)
+// keeps that order; rand.Rand holds no state of its own, so a Gaussian or DPSGD built on the same Source
+// shares the stream too.
+//
+// It does not check sigma and guarantees nothing by itself; the caller's analysis does. If x is one
+// coordinate of a vector query whose ℓ2 sensitivity is at most Δ (Δ bounded by the caller's clipping or
+// normalisation, for the neighbouring relation it claims) and every coordinate gets independent noise of
+// the same sigma, the noised vector is μ-GDP with μ = Δ/sigma (AnalyticGaussianEpsilon gives ε at δ);
+// composition over steps is the accountants' business. sigma = 0 adds nothing — not private — but still
+// draws Z, so a noiseless baseline consumes the same random stream as the private run. This is the float
+// path (see the package documentation): not for releases that leave the machine.
+func AddGaussian(x, sigma float64, rng *rand.Rand) float64 { return x + sigma*rng.NormFloat64() }
 
 // SecureSource returns a ChaCha8 generator seeded with 32 bytes from crypto/rand, for releases that leave
 // the machine. It removes only the predictability of a fixed seed: pair it with the secure samplers

@@ -113,7 +113,7 @@ func (m *SmoothGaussian) Release(value []float64, smoothBound float64) ([]float6
 	sigma := m.Sigma(smoothBound)
 	out := make([]float64, len(value))
 	for i, v := range value {
-		out[i] = v + sigma*m.rng.NormFloat64()
+		out[i] = AddGaussian(v, sigma, m.rng)
 	}
 	return out, sigma, nil
 }

@@ -333,7 +333,7 @@ func normaliseAndNoise(g []float64, sigma float64, rng *rand.Rand, buf *[]float6
 		return 0
 	}
 	for i := range g {
-		g[i] = g[i]*c/n + sigma*c*rng.NormFloat64()
+		g[i] = mechanisms.AddGaussian(g[i]*c/n, sigma*c, rng)
 	}
 	return c
 }
@@ -394,7 +394,7 @@ func clipAndNoise(c, sd float64, rng *rand.Rand, parts ...[]float64) (ok bool) {
 			if !ok {
 				x = 0
 			}
-			p[i] = x + sd*rng.NormFloat64()
+			p[i] = mechanisms.AddGaussian(x, sd, rng)
 		}
 	}
 	return ok

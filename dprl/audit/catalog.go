@@ -76,7 +76,11 @@ func GaussianCase() Case {
 	sigma, _ := mechanisms.AnalyticGaussianSigma(1, 1e-5, 1)
 	run := func(s float64) Procedure {
 		return Procedure{Name: "Gaussian", Run: func(nb int, src rand.Source) (float64, error) {
-			return float64(nb) + s*rand.New(src).NormFloat64(), nil
+			g, err := mechanisms.NewGaussian(s, src)
+			if err != nil {
+				return 0, err
+			}
+			return g.Release(float64(nb)), nil
 		}}
 	}
 	return Case{Name: "analytic Gaussian", Valid: run(sigma), Broken: run(sigma / 10), Epsilon: 1, Delta: 1e-5,

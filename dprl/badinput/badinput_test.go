@@ -586,11 +586,32 @@ func table(t *testing.T) []row {
 		row{"Display.PNG/png empty", "png", "", func() error { return (&display.Display{Dir: t.TempDir()}).PNG(nil, "x") }},
 	)
 
-	// ---- nn
-	for _, v := range []float64{0, -1, nan, inf} {
-		add(row{"nn.DPSGDConfig/Clip=" + fmtv(v), "Clip", fmtv(v), func() error { return nn.DPSGDConfig{Clip: v, NoiseMultiplier: 1}.Validate() }},
-			row{"nn.DPSGDConfig/NoiseMultiplier=" + fmtv(v), "NoiseMultiplier", fmtv(v), func() error { return nn.DPSGDConfig{Clip: 1, NoiseMultiplier: v}.Validate() }})
+	// ---- nn: DP-SGD's parameters are mechanisms.DPSGDParams, checked by NewDPSGD before PrivateGradient runs
+	privateGradient := func(dp *mechanisms.DPSGD) error {
+		m, err := nn.NewMLP([]int{2, 1}, nn.ReLU, src())
+		must(err)
+		ws := nn.NewWorkspace(m, 1)
+		ws.Forward(m, []float64{1, 2})
+		ws.Backward(m, []float64{1})
+		_, _, err = ws.PrivateGradient(m, dp, nn.NewGrads(m), nil)
+		return err
 	}
+	viaDPSGD := func(p mechanisms.DPSGDParams) error {
+		dp, err := mechanisms.NewDPSGD(p)
+		if err != nil {
+			return rel(dp, err)
+		}
+		return privateGradient(dp)
+	}
+	for _, v := range []float64{0, -1, nan, inf} {
+		add(row{"nn.PrivateGradient/Clip=" + fmtv(v), "Clip", fmtv(v), func() error {
+			return viaDPSGD(mechanisms.DPSGDParams{Clip: v, NoiseMultiplier: 1, Src: src()})
+		}},
+			row{"nn.PrivateGradient/NoiseMultiplier=" + fmtv(v), "NoiseMultiplier", fmtv(v), func() error {
+				return viaDPSGD(mechanisms.DPSGDParams{Clip: 1, NoiseMultiplier: v, Src: src()})
+			}})
+	}
+	add(row{"nn.PrivateGradient/dp=nil", "dp", "", func() error { return privateGradient(nil) }})
 	add(row{"nn.NewMLP/sizes={2}", "sizes", "", func() error { return rel(nn.NewMLP([]int{2}, nn.ReLU, src())) }},
 		row{"nn.NewMLP/sizes with 0", "sizes", "0", func() error { return rel(nn.NewMLP([]int{2, 0, 1}, nn.ReLU, src())) }},
 		row{"nn.NewMLP/src=nil", "src", "", func() error { return rel(nn.NewMLP([]int{2, 1}, nn.ReLU, nil)) }},
@@ -712,6 +733,7 @@ func table(t *testing.T) []row {
 			return rel(fnq.Run(wh(), c))
 		}},
 		row{"fnq.Run/DPSGD Z=0", "Z", "0", func() error { c := fcfg(fnq.DPSGD); c.Z = 0; return rel(fnq.Run(wh(), c)) }},
+		row{"fnq.Run/DPSGD Z=1e308 (2·Batch·Z overflows)", "Z", "1e+308", func() error { c := fcfg(fnq.DPSGD); c.Z = 1e308; return rel(fnq.Run(wh(), c)) }},
 		row{"fnq.Run/DPSGD Clip=NaN", "Clip", "NaN", func() error { c := fcfg(fnq.DPSGD); c.Clip = nan; return rel(fnq.Run(wh(), c)) }},
 		row{"fnq.Run/Episodes=-1", "Episodes", "-1", func() error { c := fcfg(fnq.NonPrivate); c.Episodes = -1; return rel(fnq.Run(wh(), c)) }},
 		row{"fnq.Run/Src=nil", "Src", "", func() error { c := fcfg(fnq.NonPrivate); c.Src = nil; return rel(fnq.Run(wh(), c)) }},

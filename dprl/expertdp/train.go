@@ -8,7 +8,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/dprl-project/dprl/dprl/nn"
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
@@ -304,11 +303,18 @@ func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, 
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 1))
-	noise := rand.New(rand.NewPCG(cfg.Seed, 2))
+	noiseSrc := rand.NewPCG(cfg.Seed, 2)
 	evalRng := rand.New(rand.NewPCG(cfg.Seed, 3))
 	b := newBatch(maxBatch, d.ObsDim)
 	q := float64(cfg.Batch) / float64(m)
-	dp := nn.DPSGDConfig{Clip: cfg.Clip, NoiseMultiplier: cfg.NoiseMultiplier}
+	var dp *mechanisms.DPSGD
+	if private {
+		// One noise stream for every private step, empty batches (privateStep) included.
+		if dp, err = mechanisms.NewDPSGD(mechanisms.DPSGDParams{Clip: cfg.Clip, NoiseMultiplier: cfg.NoiseMultiplier, Src: noiseSrc}); err != nil {
+			return nil, err
+		}
+	}
+	noise := rand.New(noiseSrc)
 	last := res.Steps / 5
 	evalAt := map[int]bool{}
 	for k := range cfg.EvalEpisodes {
@@ -385,21 +391,21 @@ func (l *Learner) plainStep(b *batch) {
 	l.update()
 }
 
-// privateStep is Algorithm 4's update: clipped per-example gradients, summed, plus N(0, s²C²), over b.
-func (l *Learner) privateStep(b *batch, dp nn.DPSGDConfig, expected int, noise *rand.Rand) (dropped int, err error) {
-	if err := dp.Validate(); err != nil {
-		return 0, err
-	}
+// privateStep is Algorithm 4's update: clipped per-example gradients, summed, plus N(0, s²C²), over b. An
+// empty Poisson batch releases the noise alone: N(0, (sC/b)²) per coordinate, drawn from noise, which wraps
+// dp's Source (the same stream).
+func (l *Learner) privateStep(b *batch, dp *mechanisms.DPSGD, expected int, noise *rand.Rand) (dropped int, err error) {
 	if b.n == 0 {
-		std := dp.NoiseMultiplier * dp.Clip / float64(expected)
+		p := dp.Params()
+		std := p.NoiseMultiplier * p.Clip / float64(expected)
 		l.grads.Each(func(g []float64) {
 			for i := range g {
-				g[i] = std * noise.NormFloat64()
+				g[i] = mechanisms.AddGaussian(0, std, noise)
 			}
 		})
 	} else {
 		l.backward(b)
-		if _, dropped, err = l.ws.PrivateGradient(l.Net, dp, noise, l.grads, l.norms); err != nil {
+		if _, dropped, err = l.ws.PrivateGradient(l.Net, dp, l.grads, l.norms); err != nil {
 			return 0, err
 		}
 		l.grads.Scale(float64(b.n) / float64(expected)) // PrivateGradient divides by the batch; Algorithm 4 by b

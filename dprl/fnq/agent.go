@@ -106,6 +106,9 @@ func (c *Config) defaults() error {
 		err = check.In("RewardSigma", c.RewardSigma, param.Positive)
 	case DPSGD:
 		err = param.First(check.In("Clip", c.Clip, param.Positive), check.In("Z", c.Z, param.Positive))
+		if err == nil && math.IsInf(2*float64(c.Batch)*c.Z, 1) { // the aggregation's noise multiplier
+			err = check.Errorf("Z", c.Z, "(0, ∞) with 2·Batch·Z finite")
+		}
 	default:
 		err = check.Errorf("Method", float64(c.Method), "{NonPrivate, FunctionalNoise, InputPerturbation, DPSGD}")
 	}
@@ -205,7 +208,7 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 	// method, so that every method sees the same network initialisation and exploration.
 	netSrc := rand.NewPCG(rng.Uint64(), rng.Uint64())
 	pathSrc := [2]rand.Source{rand.NewPCG(rng.Uint64(), rng.Uint64()), rand.NewPCG(rng.Uint64(), rng.Uint64())}
-	noise := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	noiseSrc := rand.NewPCG(rng.Uint64(), rng.Uint64())
 	m := env.NumActions()
 	sizes := append(append([]int{1}, cfg.Hidden...), m)
 	net, err := nn.NewMLP(sizes, nn.ReLU, netSrc)
@@ -233,7 +236,19 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 	acts, targets := make([]int, cfg.Batch), make([]float64, cfg.Batch)
 	dOut := make([]float64, cfg.Batch*m)
 	norms := make([]float64, cfg.Batch)
-	dp := nn.DPSGDConfig{Clip: cfg.Clip, NoiseMultiplier: 2 * float64(cfg.Batch) * cfg.Z}
+	// The private methods' noise, from noiseSrc: the rewards' Gaussian mechanism or DP-SGD's aggregation.
+	var rewardNoise *mechanisms.Gaussian
+	var dp *mechanisms.DPSGD
+	switch cfg.Method {
+	case InputPerturbation:
+		if rewardNoise, err = mechanisms.NewGaussian(cfg.RewardSigma, noiseSrc); err != nil {
+			return nil, err
+		}
+	case DPSGD:
+		if dp, err = mechanisms.NewDPSGD(mechanisms.DPSGDParams{Clip: cfg.Clip, NoiseMultiplier: 2 * float64(cfg.Batch) * cfg.Z, Src: noiseSrc}); err != nil {
+			return nil, err
+		}
+	}
 	res := &Result{}
 	state := []float64{0}
 	for ep := range cfg.Episodes {
@@ -263,8 +278,8 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 			}
 			ret += st.Reward
 			r := st.Reward
-			if cfg.Method == InputPerturbation {
-				r += cfg.RewardSigma * noise.NormFloat64()
+			if rewardNoise != nil {
+				r = rewardNoise.Release(r)
 			}
 			done := st.Terminated || st.Truncated || t >= cfg.MaxEpisodeLen // the code treats the 50-step limit as terminal
 			buf.Add(state, a, r, st.Obs, done)
@@ -284,8 +299,8 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 				out := policy.forward(wsB, xs)
 				nn.SelectedLoss(nn.Huber{}, out, m, acts, targets, dOut)
 				wsB.Backward(net, dOut)
-				if cfg.Method == DPSGD {
-					_, dropped, err := wsB.PrivateGradient(net, dp, noise, g, norms)
+				if dp != nil {
+					_, dropped, err := wsB.PrivateGradient(net, dp, g, norms)
 					if err != nil {
 						return nil, err
 					}

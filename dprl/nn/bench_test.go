@@ -3,6 +3,8 @@ package nn
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // benchStep times one training step of a 8→256→256→4 ReLU MLP on a batch of 256 with the Huber loss on one
@@ -10,7 +12,8 @@ import (
 // Gaussian noise) and an SGD update. The target: DP-SGD ≤ 1.3× plain.
 func benchStep(b *testing.B, private bool) {
 	m, _ := NewMLP([]int{8, 256, 256, 4}, ReLU, rand.NewPCG(1, 1))
-	rng := rand.New(rand.NewPCG(2, 2))
+	src := rand.NewPCG(2, 2)
+	rng := rand.New(src)
 	const n = 256
 	x := randomBatch(rng, n, 8)
 	acts := make([]int, n)
@@ -23,13 +26,16 @@ func benchStep(b *testing.B, private bool) {
 	dOut := make([]float64, n*4)
 	norms := make([]float64, n)
 	opt := &SGD{LR: 1e-4}
-	cfg := DPSGDConfig{Clip: 1, NoiseMultiplier: 1}
+	dp, err := mechanisms.NewDPSGD(mechanisms.DPSGDParams{Clip: 1, NoiseMultiplier: 1, Src: src})
+	if err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
 		out := ws.Forward(m, x)
 		SelectedLoss(Huber{}, out, 4, acts, targets, dOut)
 		ws.Backward(m, dOut)
 		if private {
-			ws.PrivateGradient(m, cfg, rng, g, norms)
+			ws.PrivateGradient(m, dp, g, norms)
 		} else {
 			ws.Gradient(m, nil, g)
 			g.Scale(1.0 / n)

@@ -27,7 +27,8 @@
 // is divided by the batch size. Under add/remove of one example the sum has ℓ2 sensitivity C (2C under
 // replace-one), so one aggregation is the Gaussian mechanism with noise multiplier z; the accountant that
 // composes the steps, and the neighbouring relation, belong to the caller (package mechanisms,
-// "Accountants"). It always adds noise: DPSGDConfig needs Clip and NoiseMultiplier in (0, ∞), and
+// "Accountants"). It is mechanisms.DPSGD applied to a network's batch: it takes a *mechanisms.DPSGD, whose
+// Clip and NoiseMultiplier lie in (0, ∞), and uses its clip factor and noise, so it always adds noise;
 // ClippedGradient is the noiseless, non-private counterpart for audits and baselines. An example whose
 // gradient has a NaN or infinite entry, or a norm beyond the largest float64, is dropped: it contributes
 // zero to the sum, which keeps the sensitivity, and is counted.

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // check rejects values on behalf of this package.
@@ -162,57 +163,48 @@ func SelectedLoss(loss Loss, outputs []float64, k int, actions []int, targets, d
 	return total / float64(n)
 }
 
-// DPSGDConfig is one DP-SGD aggregation: per-example gradients clipped to norm Clip, summed, plus
-// N(0, (NoiseMultiplier·Clip)²) per coordinate, divided by the batch size. Both fields must be positive and
-// finite: a private gradient always has noise (ClippedGradient is the noiseless, non-private counterpart).
-type DPSGDConfig struct {
-	Clip, NoiseMultiplier float64
-}
-
-// Validate checks the ranges.
-func (c DPSGDConfig) Validate() error {
-	return param.First(check.In("Clip", c.Clip, param.Positive), check.In("NoiseMultiplier", c.NoiseMultiplier, param.Positive))
-}
-
-// PrivateGradient sets g to the DP-SGD gradient of the batch of the last Backward: every example's gradient
-// is clipped to cfg.Clip using its norm from ExampleNormsSq (no per-example gradient is formed), the clipped
-// sum gets Gaussian noise from rng, and the result is divided by the batch size. norms is scratch of at least
-// the batch size (nil: allocated); it returns the unclipped per-example norms in it, and how many examples
-// were dropped.
+// PrivateGradient sets g to the DP-SGD gradient of the batch of the last Backward, aggregated by dp (the
+// module's one DP-SGD, mechanisms.DPSGD): every example's gradient is scaled by dp.ClipFactor of its norm
+// from ExampleNormsSq (no per-example gradient is formed), dp.AddNoise adds N(0, (zC)²) to every coordinate
+// of the clipped sum, layer by layer (W then B of each layer, in order), and the result is divided by the
+// batch size. norms is scratch of at least the batch size (nil: allocated); it returns the unclipped
+// per-example norms in it, and how many examples were dropped. Clip and NoiseMultiplier were checked by
+// mechanisms.NewDPSGD, whose errors name them; a nil dp is an error, leaving g unchanged.
 //
 // An example whose gradient has a NaN or infinite entry, or whose norm exceeds the largest float64, is
-// dropped: it contributes zero to the sum (so the sum's sensitivity is still Clip), its norm is reported as
-// NaN and it is counted in dropped. Norms of large finite gradients are computed without overflow. It
-// returns an error, leaving g unchanged, if cfg is invalid.
-func (ws *Workspace) PrivateGradient(m *MLP, cfg DPSGDConfig, rng *rand.Rand, g *Grads, norms []float64) (out []float64, dropped int, err error) {
-	if err := cfg.Validate(); err != nil {
-		return norms, 0, err
+// dropped (its clip factor is 0): it contributes zero to the sum (so the sum's sensitivity is still Clip),
+// its norm is reported as NaN and it is counted in dropped. Norms of large finite gradients are computed
+// without overflow.
+func (ws *Workspace) PrivateGradient(m *MLP, dp *mechanisms.DPSGD, g *Grads, norms []float64) (out []float64, dropped int, err error) {
+	if dp == nil {
+		return norms, 0, check.Missing("dp", "a *mechanisms.DPSGD (mechanisms.NewDPSGD)")
 	}
-	norms, dropped = ws.clip(m, cfg.Clip, g, norms)
-	std := cfg.NoiseMultiplier * cfg.Clip
+	norms, dropped = ws.clip(m, dp.ClipFactor, g, norms)
 	inv := 1 / float64(ws.n)
 	g.Each(func(b []float64) {
+		dp.AddNoise(b)
 		for i := range b {
-			b[i] = (b[i] + std*rng.NormFloat64()) * inv
+			b[i] *= inv
 		}
 	})
 	return norms, dropped, nil
 }
 
 // ClippedGradient is PrivateGradient without noise — not private: it sets g to the mean of the per-example
-// gradients clipped to norm clip (in (0, ∞]; dropped examples as in PrivateGradient) for audits, tests and
-// non-private baselines.
+// gradients clipped to norm clip (in (0, ∞]; mechanisms.ClipFactor, dropped examples as in PrivateGradient)
+// for audits, tests and non-private baselines.
 func (ws *Workspace) ClippedGradient(m *MLP, clip float64, g *Grads, norms []float64) (out []float64, dropped int, err error) {
 	if err := check.In("clip", clip, param.Interval{Lo: 0, Hi: math.Inf(1), HiClosed: true}); err != nil {
 		return norms, 0, err
 	}
-	norms, dropped = ws.clip(m, clip, g, norms)
+	norms, dropped = ws.clip(m, func(norm float64) float64 { return mechanisms.ClipFactor(norm, clip) }, g, norms)
 	g.Scale(1 / float64(ws.n))
 	return norms, dropped, nil
 }
 
-// clip sets g to the sum of the clipped per-example gradients and returns the norms and the number dropped.
-func (ws *Workspace) clip(m *MLP, c float64, g *Grads, norms []float64) ([]float64, int) {
+// clip sets g to the sum of the per-example gradients scaled by factor(norm) and returns the norms and the
+// number dropped: the examples whose norm is NaN or +Inf (factor 0), their norms reported as NaN.
+func (ws *Workspace) clip(m *MLP, factor func(norm float64) float64, g *Grads, norms []float64) ([]float64, int) {
 	norms = ws.ExampleNormsSq(m, norms)
 	scale := ws.scale[:len(norms)]
 	dropped := 0
@@ -221,16 +213,12 @@ func (ws *Workspace) clip(m *MLP, c float64, g *Grads, norms []float64) ([]float
 		if math.IsInf(s, 1) || math.IsNaN(s) {
 			norms[i] = ws.exampleNorm(m, i) // overflowed or non-finite: recompute with scaling
 		}
+		scale[i] = factor(norms[i])
 		if math.IsNaN(norms[i]) || math.IsInf(norms[i], 1) {
+			// dropped (factor 0): zero its stored data too, since 0·Inf in Gradient would be NaN
 			norms[i] = math.NaN()
 			ws.dropExample(m, i)
 			dropped++
-			scale[i] = 0
-			continue
-		}
-		scale[i] = 1
-		if norms[i] > c {
-			scale[i] = c / norms[i]
 		}
 	}
 	ws.Gradient(m, scale, g)

@@ -345,9 +345,12 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 		gt, gw := g[:d], g[d:]
 		mechanisms.ClipToNorm(g, cfg.Clip) // a non-finite g (overflow) is zeroed: the step is noise only
 		a := cfg.Step(t)
+		// The Gaussian mechanism on the clipped g (‖g‖ ≤ C: Δ = 2C replace-one or C add/remove, as
+		// GPOPEEpsilon accounts), drawn θ_i, w_i interleaved on the stream that also samples the trajectories
+		// (NonPrivate: σ = 0, the same draws).
 		for i := range d {
-			theta[i] -= a * (gt[i] + cfg.Sigma*rng.NormFloat64())
-			w[i] -= a * (gw[i] + cfg.Sigma*rng.NormFloat64())
+			theta[i] -= a * mechanisms.AddGaussian(gt[i], cfg.Sigma, rng)
+			w[i] -= a * mechanisms.AddGaussian(gw[i], cfg.Sigma, rng)
 		}
 		if math.IsNaN(theta[0]) || math.IsInf(theta[0], 0) {
 			return nil, fmt.Errorf("policyeval: GPOPE diverged at iteration %d (step size too large)", t)

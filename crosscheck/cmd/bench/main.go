@@ -203,7 +203,8 @@ func envSteps(name string) func() float64 {
 // gradient — plain, or DP-SGD's per-example clipping and noise — and the SGD update), in seconds.
 func mlpStep(private bool) float64 {
 	m, _ := nn.NewMLP([]int{8, 256, 256, 4}, nn.ReLU, rand.NewPCG(1, 1))
-	rng := rand.New(rand.NewPCG(2, 2))
+	src := rand.NewPCG(2, 2)
+	rng := rand.New(src)
 	const n = 256
 	x := make([]float64, n*8)
 	for i := range x {
@@ -216,14 +217,17 @@ func mlpStep(private bool) float64 {
 	ws, g := nn.NewWorkspace(m, n), nn.NewGrads(m)
 	dOut, norms := make([]float64, n*4), make([]float64, n)
 	opt := &nn.SGD{LR: 1e-4}
-	cfg := nn.DPSGDConfig{Clip: 1, NoiseMultiplier: 1}
+	dp, err := mechanisms.NewDPSGD(mechanisms.DPSGDParams{Clip: 1, NoiseMultiplier: 1, Src: src})
+	if err != nil {
+		panic(err)
+	}
 	res := testing.Benchmark(func(b *testing.B) {
 		for b.Loop() {
 			out := ws.Forward(m, x)
 			nn.SelectedLoss(nn.Huber{}, out, 4, acts, targets, dOut)
 			ws.Backward(m, dOut)
 			if private {
-				ws.PrivateGradient(m, cfg, rng, g, norms)
+				ws.PrivateGradient(m, dp, g, norms)
 			} else {
 				ws.Gradient(m, nil, g)
 				g.Scale(1.0 / n)

@@ -77,7 +77,12 @@ func (d *dpsgdNet) whiteBoxRun(T int, z, clip float64) audit.Procedure {
 			ws.Forward(net, d.x)
 			ws.Backward(net, d.dOut(nb, 0))
 			if clip > 0 {
-				if _, _, err := ws.PrivateGradient(net, nn.DPSGDConfig{Clip: clip, NoiseMultiplier: z}, rng, g, nil); err != nil {
+				// the DP-SGD aggregation draws from the same source as rng, in program order
+				dp, err := mechanisms.NewDPSGD(mechanisms.DPSGDParams{Clip: clip, NoiseMultiplier: z, Src: src})
+				if err != nil {
+					return 0, err
+				}
+				if _, _, err := ws.PrivateGradient(net, dp, g, nil); err != nil {
 					return 0, err
 				}
 			} else {
