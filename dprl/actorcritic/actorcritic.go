@@ -147,9 +147,6 @@ func PublishedSigma(eps, delta float64) float64 {
 	return mechanisms.ClassicGaussianFormula(eps, delta, 1)
 }
 
-// TypoSigma is the formula as printed in the paper's §2.1, sqrt(2 ln(1.25)/δ)/ε (a typo), for comparison.
-func TypoSigma(eps, delta float64) float64 { return math.Sqrt(2*math.Log(1.25)/delta) / eps }
-
 // Run runs Off-PAC on env with state features feats for cfg.Episodes episodes. A panic in env or feats (a
 // feature map too small for the environment's observations, say) is returned as an error.
 func Run(env envs.Env, feats envs.Features, cfg Config) (res *Result, err error) {

@@ -90,9 +90,6 @@ func TestPublishedNoiseStep(t *testing.T) {
 	if got, want := PublishedSigma(10, 1e-6), math.Sqrt(2*math.Log(1.25e6))/10; got != want {
 		t.Errorf("eq. (3) σ = %g, want %g", got, want)
 	}
-	if got := TypoSigma(10, 1e-6); math.Abs(got-66.8) > 0.1 {
-		t.Errorf("typo σ = %g, want 66.8", got)
-	}
 }
 
 func TestCorrectedClipAndAccounting(t *testing.T) {

@@ -28,15 +28,21 @@ var exit = os.Exit
 // Check is how a notebook cell ends: a nil error does nothing; any other error is shown (in a notebook as a
 // red block with the whole message, elsewhere on standard error) and the cell's program exits with status 1,
 // so Jupyter marks the cell failed and a headless run reports it. Cells call Check instead of panicking.
+// In a notebook Check first waits until GoNB has received everything the cell sent (gonbui.Sync): output
+// still in the pipe when the cell's program exits can otherwise be lost.
 func Check(err error) { Default.Check(err) }
 
 // Check shows a non-nil err on d and exits with status 1; see the package-level Check.
 func (d *Display) Check(err error) {
 	if err == nil {
+		if d.Notebook {
+			gonbui.Sync()
+		}
 		return
 	}
 	if d.Notebook {
 		gonbui.DisplayHtml(ErrorHTML(err))
+		gonbui.Sync()
 	} else {
 		fmt.Fprintf(os.Stderr, "error: %v\n", err)
 	}

@@ -168,7 +168,7 @@ func SeoYangTable(epsilons []float64, delta float64) (*experiment.Table, error) 
 		if err != nil {
 			return nil, err
 		}
-		t.Add(e, sig4(s), sig4(actorcritic.TypoSigma(e, delta)), sig4(a1), sig4(2*a1), sig4(x100), sig4(x1e4), sig4(e100), sig4(e1e4))
+		t.Add(e, sig4(s), sig4(seoyang2020.TypoSigma(e, delta)), sig4(a1), sig4(2*a1), sig4(x100), sig4(x1e4), sig4(e100), sig4(e1e4))
 	}
 	return t, nil
 }

@@ -53,9 +53,9 @@ func Cosine(a, b []float64) float64 {
 	return floats.Dot(a, b) / (na * nb)
 }
 
-// TraceSimilarity is the cosine procedure ALGORITHMS.md §5.5 proposes: for each episode index, average the
-// end-of-episode traces over the runs of each condition, take the cosine between the DP and the non-DP
-// averages, and report the per-episode cosines with their mean and (population) variance.
+// TraceSimilarity is our cosine procedure for Table 4 (the paper gives none): for each episode index,
+// average the end-of-episode traces over the runs of each condition, take the cosine between the DP and the
+// non-DP averages, and report the per-episode cosines with their mean and (population) variance.
 func TraceSimilarity(dp, nonDP [][][]float64) (perEpisode []float64, mean, variance float64) {
 	a, b := MeanTraces(dp), MeanTraces(nonDP)
 	n := min(len(a), len(b))
