@@ -24,13 +24,13 @@ func ExampleCorrectedNoise() {
 	// H = 100: ε = 1.455
 }
 
-// The published per-step noise multiplier, eq. (3), and the typo printed in the paper's §2.1, at δ = 1e−6.
+// The published per-step noise multiplier, eq. (3), at δ = 1e−6.
 func ExamplePublishedSigma() {
 	for _, eps := range []float64{10, 1, 0.1} {
-		fmt.Printf("ε = %4.1f: σ = %6.3f (typo: %.4g)\n", eps, actorcritic.PublishedSigma(eps, 1e-6), actorcritic.TypoSigma(eps, 1e-6))
+		fmt.Printf("ε = %4.1f: σ = %6.3f\n", eps, actorcritic.PublishedSigma(eps, 1e-6))
 	}
 	// Output:
-	// ε = 10.0: σ =  0.530 (typo: 66.8)
-	// ε =  1.0: σ =  5.299 (typo: 668)
-	// ε =  0.1: σ = 52.988 (typo: 6680)
+	// ε = 10.0: σ =  0.530
+	// ε =  1.0: σ =  5.299
+	// ε =  0.1: σ = 52.988
 }
