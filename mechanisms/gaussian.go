@@ -48,18 +48,6 @@ func GDPDelta(mu, epsilon float64) float64 {
 	return math.Exp(logSub(a, b))
 }
 
-// gdpComplement is C(ε) = e^ε·Q(L ≤ ε) − P(L ≤ ε) = δ(ε) − (1 − e^ε) for μ-GDP:
-// e^ε Φ(ε/μ + μ/2) − Φ(ε/μ − μ/2), computed from the small tails so that it stays accurate where δ is
-// close to 1 − e^ε.
-func gdpComplement(mu, epsilon float64) float64 {
-	a := epsilon + logNormCDF(epsilon/mu+mu/2)
-	b := logNormCDF(epsilon/mu - mu/2)
-	if b >= a {
-		return 0
-	}
-	return math.Exp(logSub(a, b))
-}
-
 // GDPEpsilon returns the smallest ε ≥ 0 with GDPDelta(μ, ε) ≤ δ.
 func GDPEpsilon(mu, delta float64) (float64, error) {
 	if err := param.First(check.In("mu", mu, param.Positive), checkDeltaPositive(delta)); err != nil {

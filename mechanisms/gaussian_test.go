@@ -130,7 +130,7 @@ func TestGaussianMechanismNoise(t *testing.T) {
 	if _, err := NewGaussian(0, rand.NewPCG(1, 1)); paramName(err) != "sigma" {
 		t.Errorf("σ = 0: %v", err)
 	}
-	if SecureSource().Uint64() == SecureSource().Uint64() {
+	if a, b := SecureSource(), SecureSource(); a.Uint64() == b.Uint64() {
 		t.Error("two secure sources gave the same first value")
 	}
 }

@@ -46,28 +46,6 @@ func (s *lse) log() float64 {
 	return s.max + math.Log(s.sum)
 }
 
-// signedLog is a real number s·e^l kept in log space, so sums with cancellation need not overflow.
-type signedLog struct {
-	sign int // −1, 0 or +1
-	log  float64
-}
-
-func (x signedLog) add(y signedLog) signedLog {
-	switch {
-	case y.sign == 0:
-		return x
-	case x.sign == 0:
-		return y
-	case x.sign == y.sign:
-		return signedLog{x.sign, logAdd(x.log, y.log)}
-	case x.log > y.log:
-		return signedLog{x.sign, logSub(x.log, y.log)}
-	case x.log < y.log:
-		return signedLog{y.sign, logSub(y.log, x.log)}
-	}
-	return signedLog{}
-}
-
 // logErfc returns ln(erfc(x)), accurate for large x where erfc underflows.
 func logErfc(x float64) float64 {
 	switch {
@@ -84,9 +62,6 @@ func logErfc(x float64) float64 {
 }
 
 const halfLogPi = 0.5723649429247001 // ln(π)/2
-
-// normCDF is Φ, the standard normal CDF.
-func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 
 // logNormCDF is ln Φ(x), accurate far into the lower tail.
 func logNormCDF(x float64) float64 {

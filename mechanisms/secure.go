@@ -8,9 +8,6 @@ import (
 	"github.com/dprl-project/dprl/dprl/param"
 )
 
-// mironovEta is η = 2⁻⁵³, the unit roundoff of float64 in Mironov's analysis.
-const mironovEta = 0x1p-53
-
 // SnappingLaplaceParams configures the snapping mechanism (Mironov 2012), the secure Laplace release.
 type SnappingLaplaceParams struct {
 	Epsilon     float64     // the ε of the ideal Laplace mechanism; the true ε is reported by Epsilon()

@@ -185,7 +185,7 @@ type discreteGaussianSampler struct {
 	tU       uint64
 	twoPQT2  *big.Int // 2·p·q·t², the exponent's denominator
 	qt       *big.Int // q·t
-	num, tmp big.Int
+	num      big.Int
 	s        bigScratch
 }
 

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"math/rand/v2"
 	"testing"
 )
 
@@ -15,8 +14,6 @@ func BenchmarkAuditGaussian10k(b *testing.B) {
 		}
 	}
 }
-
-func pcg(seed uint64) *rand.PCG { return rand.NewPCG(seed, seed) }
 
 // BenchmarkRunTightGaussian100k: RunTight on 10⁵ runs per input and half (4·10⁵ runs of the cheapest
 // procedure): the GDP and threshold selections over 2·10⁵ statistics. Reports runs per second.

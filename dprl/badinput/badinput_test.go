@@ -91,7 +91,7 @@ func epsDeltaRows(name, epsName, deltaName string, f func(eps, delta float64) er
 }
 
 // run calls one case with a time limit, recovering a panic.
-func run(call func() error) (err error, panicked any, hung bool) {
+func run(call func() error) (panicked any, hung bool, err error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -104,9 +104,9 @@ func run(call func() error) (err error, panicked any, hung bool) {
 	}()
 	select {
 	case <-done:
-		return err, panicked, false
+		return panicked, false, err
 	case <-time.After(caseTimeout):
-		return nil, nil, true
+		return nil, true, nil
 	}
 }
 
@@ -122,7 +122,7 @@ func TestBadInput(t *testing.T) {
 		}
 		seen[r.name] = true
 		t.Run(r.name, func(t *testing.T) {
-			err, p, hung := run(r.call)
+			p, hung, err := run(r.call)
 			switch {
 			case hung:
 				t.Fatalf("no answer within %v: hangs", caseTimeout)
