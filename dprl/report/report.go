@@ -1,6 +1,7 @@
 package report
 
 import (
+	"sync"
 	"time"
 
 	"github.com/dprl-project/dprl/dprl/param"
@@ -34,10 +35,13 @@ type Item struct {
 }
 
 // Recorder is a Sink that keeps everything it is given, for tests and for callers that lay out the
-// results themselves. Its bars count units (Units) and do nothing else.
+// results themselves. Its bars count units (Units) and do nothing else; they may be added to from several
+// goroutines at once (Trials and the auditor do), so read Units after the bars are done.
 type Recorder struct {
 	Items []Item
 	Units int // units added to every bar
+
+	mu sync.Mutex
 }
 
 // Markdown records md.
@@ -58,7 +62,7 @@ func (r *Recorder) Figure(p *plot.Plot) error {
 }
 
 // Bar returns a bar that adds its units to r.Units.
-func (r *Recorder) Bar(string, int) Bar { return &countBar{n: &r.Units} }
+func (r *Recorder) Bar(string, int) Bar { return &countBar{r: r} }
 
 // Figures is the number of plots recorded; Tables the number of tables.
 func (r *Recorder) Figures() int { return r.count(func(it Item) bool { return it.Plot != nil }) }
@@ -78,9 +82,13 @@ func (r *Recorder) count(keep func(Item) bool) int {
 	return n
 }
 
-type countBar struct{ n *int }
+type countBar struct{ r *Recorder }
 
-func (b *countBar) Add(n int)           { *b.n += n }
+func (b *countBar) Add(n int) {
+	b.r.mu.Lock()
+	b.r.Units += n
+	b.r.mu.Unlock()
+}
 func (b *countBar) Done() time.Duration { return 0 }
 
 // Discard is a Sink that shows nothing (a batch job's).

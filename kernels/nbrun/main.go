@@ -20,6 +20,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/display"
 	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/repro"
 	"github.com/dprl-project/dprl/kernels"
 )
 
@@ -31,6 +32,7 @@ func main() {
 	shot := flag.String("screenshot", "", "notebook whose HTML report to screenshot in headless Chromium and check for a plot")
 	chromium := flag.String("chromium", "chromium", "the Chromium binary for -screenshot")
 	verbose := flag.Bool("v", false, "show nbconvert's output")
+	strict := flag.Bool("strict-claims", false, "fail when a claims row has a NaN, fewer than 10 seeds or a verdict other than reproduced / not reproduced / inconclusive")
 	flag.Parse()
 
 	paths, err := notebookPaths(flag.Args())
@@ -43,6 +45,19 @@ func main() {
 	if *quick {
 		r.Env = append(r.Env, experiment.QuickEnv+"=1")
 	}
+	// Each notebook records its claims table in a file of its own under OUT/claims; they are gathered into
+	// OUT/claims.csv at the end.
+	claimsDir, err := filepath.Abs(filepath.Join(*out, "claims"))
+	if err != nil {
+		fail(err)
+	}
+	if err := os.RemoveAll(claimsDir); err != nil {
+		fail(err)
+	}
+	if err := os.MkdirAll(claimsDir, 0o755); err != nil {
+		fail(err)
+	}
+	r.Env = append(r.Env, repro.ClaimsDirEnv+"="+claimsDir)
 	if *verbose {
 		r.Log = os.Stderr
 	}
@@ -80,6 +95,17 @@ func main() {
 	}
 	fmt.Printf("index %s\n", index)
 
+	weak, err := writeClaims(claimsDir, filepath.Join(*out, "claims.csv"))
+	if err != nil {
+		fail(err)
+	}
+	if len(weak) > 0 {
+		fmt.Printf("%d claims rows do not yet stand as verdicts:\n  %s\n", len(weak), strings.Join(weak, "\n  "))
+		if *strict {
+			failed++
+		}
+	}
+
 	if *shot != "" && failed == 0 {
 		html := filepath.Join(*out, strings.TrimSuffix(*shot, ".ipynb")+".html")
 		png := strings.TrimSuffix(html, ".html") + ".png"
@@ -95,6 +121,41 @@ func main() {
 	if failed > 0 {
 		fail(fmt.Errorf("%d of %d notebooks failed", failed, len(paths)))
 	}
+}
+
+// writeClaims gathers every claims file of dir (dprl-claims-<notebook>.json) into one CSV at path and
+// returns the rows that do not stand as verdicts (repro.CheckClaim).
+func writeClaims(dir, path string) (weak []string, err error) {
+	files, err := filepath.Glob(filepath.Join(dir, "dprl-claims-*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	var names []string
+	all := map[string][]repro.Claim{}
+	for _, f := range files {
+		nb := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "dprl-claims-"), ".json")
+		c, err := repro.LoadClaims(f)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, nb)
+		all[nb] = c
+		for _, x := range c {
+			if err := repro.CheckClaim(x); err != nil {
+				weak = append(weak, nb+": "+err.Error())
+			}
+		}
+	}
+	var b strings.Builder
+	if err := repro.WriteClaimsCSV(&b, names, all); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return nil, err
+	}
+	fmt.Printf("claims %s (%d notebooks)\n", path, len(names))
+	return weak, nil
 }
 
 // notebookPaths expands the arguments (files or folders; notebooks/ when none) into sorted .ipynb paths.
