@@ -842,7 +842,7 @@ func table(t *testing.T) []row {
 		row{"accounting.SharmaTable/Eps1=-1", "Eps1", "-1", func() error {
 			return rel(accounting.SharmaTable([]accounting.SharmaRow{{Name: "x", Eps1: -1, Delta1: 1e-5, T: 10, L: 10, PMin: 0.02}}))
 		}},
-		row{"accounting.Table/N=0", "N", "0", func() error { return rel(accounting.Table([]accounting.Row{{N: 0, T: 10, Eps: 1}})) }},
+		row{"accounting.XieTable/N=0", "N", "0", func() error { return rel(accounting.XieTable([]accounting.XieRow{{N: 0, T: 10, Eps: 1}})) }},
 		row{"accounting.WangHegdeTable/Epsilon=0", "Epsilon", "0", func() error { return rel(accounting.WangHegdeTable([]fnq.Calibration{cal(0, 1e-4)})) }},
 	)
 	return rows

@@ -1,11 +1,3 @@
-// Package accounting compares the privacy accountants of package mechanisms on the workloads the five papers
-// share, and lays each paper's privacy constants beside an exact or tighter calculation: the studies of
-// notebook 01. Everything here is deterministic arithmetic; the plots are plain gonum/plot figures.
-//
-// The subsampled workload is T steps of a Gaussian mechanism with noise multiplier z = σ/Δ on a sample drawn
-// with rate q. Poisson sampling is accounted under add/remove neighbours (Δ = C for a clipped sum);
-// sampling without replacement under replace-one neighbours, where the same clipped sum has Δ = 2C, so the
-// same σ is the multiplier z/2 (Wang, Balle & Kasiviswanathan 2019). Each method states which it is.
 package accounting
 
 import (

@@ -102,7 +102,8 @@ func TestNoiseForRoundTrip(t *testing.T) {
 	}
 }
 
-// TestPaperTables reproduces ALGORITHMS.md's worked examples through the tables.
+// TestPaperTables checks the tables against worked examples of each paper's constants (Balle's chain, a GPOPE
+// calibration, Wang & Hegde's Theorem 5, Sharma's Acrobot setting, Seo & Yang's eq. (3)).
 func TestPaperTables(t *testing.T) {
 	b, err := BalleTable([][2]float64{{0.1, 0.1}}, []int{39})
 	if err != nil {
@@ -110,7 +111,7 @@ func TestPaperTables(t *testing.T) {
 	}
 	near(t, "Balle α", cell(t, b, 0, "α"), 122.39, 1e-3)
 	near(t, "Balle β", cell(t, b, 0, "β"), 5.953e-4, 1e-3)
-	x, err := Table([]Row{{1000, 1000, 1}})
+	x, err := XieTable([]XieRow{{1000, 1000, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,16 +58,16 @@ func BalleTable(privacy [][2]float64, dims []int) (*experiment.Table, error) {
 	return t, nil
 }
 
-// Row is one GPOPE calibration: n trajectories, T steps, target ε at δ = 1e−5 with clip C = 1.
-type Row struct {
+// XieRow is one GPOPE calibration: n trajectories, T steps, target ε at δ = 1e−5 with clip C = 1.
+type XieRow struct {
 	N, T int
 	Eps  float64
 }
 
-// Table calibrates GPOPE's σ by the paper's accounting (WBK Theorem 9, replace-one, Δ = 2C) and shows
+// XieTable calibrates GPOPE's σ by the paper's accounting (WBK Theorem 9, replace-one, Δ = 2C) and shows
 // Theorem 1's implied constant c₂ = σ/(C√(T ln(1/δ))/(nε)) and the ε that the common Poisson add/remove
-// accounting (Δ = C) gives the same σ (ALGORITHMS.md §1.3).
-func Table(rows []Row) (*experiment.Table, error) {
+// accounting (Δ = C) gives the same σ.
+func XieTable(rows []XieRow) (*experiment.Table, error) {
 	const delta, clip = 1e-5, 1.0
 	t := &experiment.Table{Columns: []string{"n", "T", "target ε", "σ (paper accounting)", "implied c₂", "ε, Poisson add/remove, same σ"}}
 	for i, r := range rows {
@@ -113,7 +113,7 @@ type SharmaRow struct {
 	PMin         float64
 }
 
-// SharmaTable gives DataRelease's SVT constants (Sharma et al. §5, ALGORITHMS.md §4.3) and what advanced
+// SharmaTable gives DataRelease's SVT constants (Sharma et al. §5) and what advanced
 // composition (Dwork–Roth Thm 3.20) actually certifies for the T rounds.
 func SharmaTable(rows []SharmaRow) (*experiment.Table, error) {
 	t := &experiment.Table{Columns: []string{"setting", "ε1", "δ1", "T", "L", "ε'", "δ'", "c_min", "θ", "E[θ̂]", "threshold b", "query b", "Thm 3.20 ε of T rounds"}}

@@ -1,18 +1,3 @@
-// Package adhoc runs the private policy-evaluation estimators on a user's own trajectories: pick a discrete
-// state map, features and public weights, then sweep ε, plan how many trajectories a target error needs,
-// audit the chosen estimator on the data, and export the results (notebook 07).
-//
-// The estimators evaluate the policy that collected the data (on-policy first-visit Monte Carlo for DP-LSW
-// and DP-LSL, on-policy GTD2 for GPOPE). Their privacy unit is one trajectory, neighbours replace one
-// trajectory, and the number of trajectories is public. Without a ground truth, utility is measured against
-// the non-private LSW estimate on the whole dataset (the first-visit Monte Carlo regression): the error a
-// private release adds to what the data already say.
-//
-// Private estimates always have noise: Estimate refuses ε outside (0, ∞) and Setup.Delta outside (0, 1);
-// NonPrivate is the separate, explicitly non-private estimate. Declared bounds are enforced, not trusted:
-// DP-LSW and DP-LSL clip every first-visit return to [0, ReturnMax] ([−ReturnMax, ReturnMax] when Signed)
-// before estimating and report the count in Release.Clipped, so one trajectory with an out-of-range return
-// moves a release no more than one with a return at the bound; GPOPE clips each step's gradient to Clip.
 package adhoc
 
 import (
