@@ -1,6 +1,10 @@
 package experiment
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"testing"
+)
 
 func TestSize(t *testing.T) {
 	for v, want := range map[string]int{"": 100, "0": 100, "1": 3, "yes": 3} {
@@ -12,6 +16,12 @@ func TestSize(t *testing.T) {
 }
 
 func ExampleSize() {
-	trials := Size(100, 5) // 100 trials by default, 5 with DPRL_QUICK=1
-	_ = trials
+	os.Setenv(QuickEnv, "1") // what make test sets for the notebooks
+	fmt.Println(Size(100, 5), "trials in quick mode")
+	os.Setenv(QuickEnv, "0")
+	fmt.Println(Size(100, 5), "trials at the default size")
+	os.Unsetenv(QuickEnv)
+	// Output:
+	// 5 trials in quick mode
+	// 100 trials at the default size
 }
