@@ -11,7 +11,7 @@ import (
 // TestBadInputErrors: bad inputs to the estimators are errors, never panics (several of these panicked).
 func TestBadInputErrors(t *testing.T) {
 	src := rand.NewPCG(1, 1)
-	b, _ := NewBalleSetup()
+	b, _ := newBalleChain()
 	sig, _ := b.Batch(10, src)
 	priv := PrivacyParams{Epsilon: 1, Delta: 0.1}
 	nanPhi := b.Problem(1, 1)

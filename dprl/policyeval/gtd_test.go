@@ -11,9 +11,9 @@ import (
 	"github.com/dprl-project/dprl/mechanisms"
 )
 
-func chainFeatureTrajs(t *testing.T, n int, seed uint64) ([]FeatureTrajectory, *BalleSetup) {
+func chainFeatureTrajs(t *testing.T, n int, seed uint64) ([]FeatureTrajectory, *balleChain) {
 	t.Helper()
-	b, _ := NewBalleSetup()
+	b, _ := newBalleChain()
 	env, _ := envs.Make("chain")
 	tr, err := envs.Collect(env, b.Policy, n, rand.NewPCG(seed, 3), 0)
 	if err != nil {
@@ -37,7 +37,7 @@ func eye(n int) *mat.Dense {
 // TestExactMomentsAndLSTD: on the tabular chain the MSPBE minimiser of the exact moments is the true value
 // function, and LSTD from a large sample gets close to it.
 func TestExactMomentsAndLSTD(t *testing.T) {
-	b, _ := NewBalleSetup()
+	b, _ := newBalleChain()
 	model := envs.NewChain(envs.BalleChainParams()).Model()
 	mo, err := ModelMoments(model, b.Policy.P, eye(40), 0.99)
 	if err != nil {

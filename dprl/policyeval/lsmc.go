@@ -470,6 +470,27 @@ func DPLSL(p *Problem, sig *Signature, lambda float64, priv PrivacyParams, bound
 	return release(theta, scale*math.Sqrt(psi), psi, kBest, alpha, beta, clipped, src)
 }
 
+// LambdaSchedule is Balle et al.'s regularisation schedule for LSL and DP-LSL on a batch of m trajectories,
+// λ = ‖Φ‖_F²‖ρ‖∞ + c·m^0.4: the first term is where the authors' DP-LSL noise formula (LSLPaper) starts to
+// hold, the second grows with the batch (package doc, "DP-LSL").
+func LambdaSchedule(p *Problem, c float64, m int) (float64, error) {
+	switch {
+	case p == nil:
+		return 0, check.Missing("p", "a Problem")
+	case p.Phi == nil:
+		return 0, check.Missing("Phi", "the Problem's features")
+	}
+	if err := param.First(check.In("c", c, param.NonNegative), check.AtLeast("m", m, 1)); err != nil {
+		return 0, err
+	}
+	rhoInf := 0.0
+	for _, r := range p.Rho {
+		rhoInf = math.Max(rhoInf, r)
+	}
+	f := mat.Norm(p.Phi, 2)
+	return f*f*rhoInf + c*math.Pow(float64(m), 0.4), nil
+}
+
 // RMSE is Balle et al.'s error "averaged over the state space": sqrt(Σ_s ρ_s (V(s) − φ_sᵀθ)²)/sqrt(Σρ_s)
 // (with ρ summing to 1 the normalisation is 1).
 func RMSE(phi *mat.Dense, theta, v, rho []float64) float64 {

@@ -219,25 +219,17 @@ func TestDPLSLBounds(t *testing.T) {
 	}
 }
 
-func TestBalleSetup(t *testing.T) {
-	b, err := NewBalleSetup()
+// TestLambdaSchedule: λ_min = ‖Φ‖_F²‖ρ‖∞ = 39·(1/39) = 1 for tabular features, so λ = 1 + c·m^0.4.
+func TestLambdaSchedule(t *testing.T) {
+	b, err := newBalleChain()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b.V) != 39 || math.Abs(b.V[38]-0.5/(1-0.495)) > 1e-12 {
-		t.Errorf("V(38) = %v", b.V[38])
-	}
-	p := b.Problem(2, 1)
-	if _, d := p.Phi.Dims(); d != 20 || p.FRange != 1 {
-		t.Errorf("aggregated problem d = %d", d)
-	}
-	// λ_min = ‖Φ‖_F²‖ρ‖∞ = 39·(1/39) = 1 for tabular features; λ = 1 + c·m^0.4.
 	l, _ := LambdaSchedule(b.Problem(1, 100), 1, 1000)
 	if math.Abs(l-(1+math.Pow(1000, 0.4))) > 1e-12 {
 		t.Errorf("λ = %g", l)
 	}
-	sig, err := b.Batch(200, rand.NewPCG(1, 1))
-	if err != nil || sig.M != 200 {
-		t.Fatalf("batch: %v %v", sig, err)
+	if _, err := LambdaSchedule(b.Problem(1, 100), -1, 1000); err == nil {
+		t.Error("c = −1 accepted")
 	}
 }

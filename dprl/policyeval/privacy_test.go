@@ -12,7 +12,7 @@ import (
 // TestPrivateReleasesRefuseNoNoise: DP-LSW and DP-LSL refuse ε outside (0, ∞) and δ outside (0, 1), and
 // a hand-made signature whose returns cannot be clipped.
 func TestPrivateReleasesRefuseNoNoise(t *testing.T) {
-	b, err := NewBalleSetup()
+	b, err := newBalleChain()
 	if err != nil {
 		t.Fatal(err)
 	}

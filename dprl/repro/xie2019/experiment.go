@@ -11,6 +11,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/policyeval"
+	"github.com/dprl-project/dprl/dprl/repro/balle2016"
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
 )
@@ -69,7 +70,7 @@ func (d *Domain) DrawPublic(n int, src rand.Source) ([]envs.Trajectory, []policy
 
 func (d *Domain) drawWith(draw func(int, rand.Source) ([]envs.Trajectory, error), n int, src rand.Source) ([]envs.Trajectory, []policyeval.FeatureTrajectory, error) {
 	if n < 1 {
-		return nil, nil, fmt.Errorf("policyeval: n = %d trajectories is outside the allowed range [1, ∞)", n)
+		return nil, nil, fmt.Errorf("xie2019: n = %d trajectories is outside the allowed range [1, ∞)", n)
 	}
 	tr, err := draw(n, src)
 	if err != nil {
@@ -129,18 +130,18 @@ func clipBound(ft []policyeval.FeatureTrajectory, gamma float64) (float64, error
 	zero := make([]float64, len(theta))
 	c := math.Max(floats.Max(GradientNorms(ft, gamma, zero, zero)), floats.Max(GradientNorms(ft, gamma, theta, zero)))
 	if !(c > 0) || math.IsInf(c, 0) {
-		return 0, fmt.Errorf("policyeval: public gradient norms give no usable clip bound (%v)", c)
+		return 0, fmt.Errorf("xie2019: public gradient norms give no usable clip bound (%v)", c)
 	}
 	p := math.Pow(10, math.Floor(math.Log10(c))-1)
 	return math.Ceil(c/p) * p, nil
 }
 
-// Chain is the chain of Xie et al.'s Fig. 1, in Balle et al.'s configuration (ALGORITHMS.md §1.6: 40
-// states, stay or advance with probability ½, reward 1 on reaching the absorbing state, γ = 0.99, start
-// uniform, 200-step limit), with tabular features and exact moments; DP-LSW and DP-LSL use Balle's 39-state
+// Chain is the chain of Xie et al.'s Fig. 1, in Balle et al.'s configuration (balle2016.Setup: 40 states,
+// stay or advance with probability ½, reward 1 on reaching the absorbing state, γ = 0.99, start uniform,
+// 200-step limit), with tabular features and exact moments; DP-LSW and DP-LSL use Balle's 39-state
 // problem with the chain's tight public return bound F = 1.
 func Chain() (*Domain, error) {
-	setup, err := policyeval.NewBalleSetup()
+	setup, err := balle2016.NewSetup()
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +343,7 @@ func HIV(poolSize, momentTrajs int) (*Domain, error) {
 func subsample(pool []envs.Trajectory, what string) func(n int, src rand.Source) ([]envs.Trajectory, error) {
 	return func(n int, src rand.Source) ([]envs.Trajectory, error) {
 		if n > len(pool) {
-			return nil, fmt.Errorf("policyeval: n = %d trajectories is outside the allowed range [1, %d] (%s)", n, len(pool), what)
+			return nil, fmt.Errorf("xie2019: n = %d trajectories is outside the allowed range [1, %d] (%s)", n, len(pool), what)
 		}
 		idx := rand.New(src).Perm(len(pool))[:n]
 		out := make([]envs.Trajectory, n)
@@ -382,7 +383,7 @@ type Config struct {
 	// IterationsPerTrajectory sets T = max(1, round(IterationsPerTrajectory·n)) (0: 1, one expected pass).
 	IterationsPerTrajectory float64
 	Accounting              policyeval.GPOPEAccounting
-	Orders                  []float64 // RDP orders (nil: the integers 2…256 of the spec's worked example)
+	Orders                  []float64 // RDP orders (nil: the integers 2…256, as in the paper's accounting here)
 	// LSWDelta is DP-LSW's and DP-LSL's δ (Balle et al.'s 0.1); LSLC sets DP-LSL's λ schedule constant.
 	LSWDelta, LSLC float64
 	Workers        int
@@ -390,18 +391,18 @@ type Config struct {
 
 func (c *Config) check() error {
 	if len(c.N) == 0 || len(c.Epsilons) == 0 || len(c.Steps) == 0 {
-		return fmt.Errorf("policyeval: Config needs dataset sizes N, Epsilons and a step grid Steps")
+		return fmt.Errorf("xie2019: Config needs dataset sizes N, Epsilons and a step grid Steps")
 	}
 	for _, e := range c.Epsilons {
 		if !(e > 0) || math.IsInf(e, 0) {
-			return fmt.Errorf("policyeval: epsilon = %v is outside the allowed range (0, ∞)", e)
+			return fmt.Errorf("xie2019: epsilon = %v is outside the allowed range (0, ∞)", e)
 		}
 	}
 	if !(c.Delta > 0 && c.Delta < 1) {
-		return fmt.Errorf("policyeval: Delta = %v is outside the allowed range (0, 1)", c.Delta)
+		return fmt.Errorf("xie2019: Delta = %v is outside the allowed range (0, 1)", c.Delta)
 	}
 	if c.Trials < 1 {
-		return fmt.Errorf("policyeval: Trials = %d is outside the allowed range [1, ∞)", c.Trials)
+		return fmt.Errorf("xie2019: Trials = %d is outside the allowed range [1, ∞)", c.Trials)
 	}
 	if c.TuneRuns == 0 {
 		c.TuneRuns = 3
@@ -417,7 +418,11 @@ func (c *Config) check() error {
 
 // Iterations is T for n trajectories.
 func (c *Config) Iterations(n int) int {
-	return max(1, int(math.Round(c.IterationsPerTrajectory*float64(n))))
+	per := c.IterationsPerTrajectory
+	if per == 0 {
+		per = 1
+	}
+	return max(1, int(math.Round(per*float64(n))))
 }
 
 // Row is one estimate: its method, dataset size, ε (0 for non-private ones), trial, the GPOPE step, noise
@@ -466,7 +471,7 @@ func Sigmas(d *Domain, cfg Config) ([][]float64, error) {
 		for j, eps := range cfg.Epsilons {
 			s, err := policyeval.GPOPESigma(cfg.Accounting, n, cfg.Iterations(n), eps, cfg.Delta, d.Clip, cfg.Orders)
 			if err != nil {
-				return nil, fmt.Errorf("policyeval: n = %d, T = %d, ε = %v: %w", n, cfg.Iterations(n), eps, err)
+				return nil, fmt.Errorf("xie2019: n = %d, T = %d, ε = %v: %w", n, cfg.Iterations(n), eps, err)
 			}
 			out[i][j] = s
 		}
@@ -538,7 +543,7 @@ func Tune(d *Domain, cfg Config, progress experiment.Progress) ([]Tuning, error)
 				}
 			}
 			if math.IsInf(best, 1) {
-				return nil, fmt.Errorf("policyeval: n = %d, ε = %v: GPOPE diverged at every step of the grid", n, eps)
+				return nil, fmt.Errorf("xie2019: n = %d, ε = %v: GPOPE diverged at every step of the grid", n, eps)
 			}
 			res = append(res, t)
 		}
@@ -599,7 +604,7 @@ func Experiment(d *Domain, cfg Config, tuning []Tuning, progress experiment.Prog
 			for _, eps := range cfg.Epsilons {
 				tu, ok := best[[2]float64{float64(n), eps}]
 				if !ok {
-					return nil, fmt.Errorf("policyeval: no step-size tuning for n = %d, ε = %v", n, eps)
+					return nil, fmt.Errorf("xie2019: no step-size tuning for n = %d, ε = %v", n, eps)
 				}
 				for _, v := range []struct {
 					name string

@@ -1,0 +1,69 @@
+package balle2016
+
+import (
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dprl-project/dprl/dprl/policyeval"
+	"github.com/dprl-project/dprl/envs"
+)
+
+// Notebook names the notebook's claims file (repro.ClaimsFile(Notebook)).
+const Notebook = "02-balle2016"
+
+// Setup is Balle et al.'s chain experiment: the 40-state chain (envs.BalleChainParams) seen without its
+// absorbing state (39 states, ρ_s = 1/39), the policy that stays or advances with probability ½, γ = 0.99,
+// and the exact values V of the 39 states.
+type Setup struct {
+	States int
+	Gamma  float64
+	V      []float64 // exact values of the 39 non-absorbing states
+	Policy *envs.TablePolicy
+}
+
+// NewSetup builds the setup and computes the exact values by a linear solve.
+func NewSetup() (*Setup, error) {
+	chain := envs.NewChain(envs.BalleChainParams())
+	pol, err := envs.ConstantTable(40, 0.5, 0.5)
+	if err != nil {
+		return nil, err
+	}
+	v, err := chain.Model().PolicyValue(pol.P, 0.99)
+	if err != nil {
+		return nil, err
+	}
+	return &Setup{States: 39, Gamma: 0.99, V: v[:39], Policy: pol}, nil
+}
+
+// Problem returns the tabular (aggregate = 1) or state-aggregation features (aggregate = 2: adjacent pairs,
+// d = 20, the last state alone) with ρ = 1/39 and the return bound fBound (the authors' code:
+// R_max/(1−γ) = 100; the chain's tight public bound: 1).
+func (b *Setup) Problem(aggregate int, fBound float64) *policyeval.Problem {
+	d := (b.States + aggregate - 1) / aggregate
+	phi := mat.NewDense(b.States, d, nil)
+	rho := make([]float64, b.States)
+	for s := range b.States {
+		phi.Set(s, s/aggregate, 1)
+		rho[s] = 1 / float64(b.States)
+	}
+	return &policyeval.Problem{Phi: phi, Rho: rho, FMax: fBound, FRange: fBound}
+}
+
+// Batch collects m trajectories (one per individual) and returns their first-visit signature.
+func (b *Setup) Batch(m int, src rand.Source) (*policyeval.Signature, error) {
+	env, err := envs.Make("chain")
+	if err != nil {
+		return nil, err
+	}
+	tr, err := envs.Collect(env, b.Policy, m, src, 0)
+	if err != nil {
+		return nil, err
+	}
+	return policyeval.NewSignature(&envs.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}, b.States, b.Gamma,
+		func(o []float64) int { return int(o[0]) })
+}
+
+// Privacy is the privacy level of every private release in the reproduction: ε = δ = 0.1 (ε from the
+// authors' code, δ as recalled from the paper), with the Lemma 1 smooth-sensitivity constants.
+func Privacy() policyeval.PrivacyParams { return policyeval.PrivacyParams{Epsilon: 0.1, Delta: 0.1} }

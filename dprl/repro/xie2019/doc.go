@@ -1,0 +1,91 @@
+// Package xie2019 reproduces Xie, Thomas & Miklau, "Privacy Preserving Off-Policy Evaluation" (2019): the
+// evaluation domains (Chain, MountainCar, HIV), the protocol the paper leaves open (Protocol, Config), the
+// experiment runner (Tune, Experiment, StepSweep), the figures with their claims, and audit cases of GPOPE.
+// Notebook 03 (03-xie2019-gpope) calls it one function per cell; GPOPE itself and its noise calibration are
+// library code in dprl/policyeval (GPOPE, GPOPESigma, GPOPEEpsilon).
+//
+// # The algorithm
+//
+// A data holder has n trajectories of a behaviour policy π_b, one per individual, and estimates the value
+// of a policy π with linear features, V(s) = θᵀφ(s). Two datasets are neighbours when they differ in one
+// whole trajectory (replace-one; n is public). GPOPE is GTD2 made private: GTD2 minimises the mean squared
+// projected Bellman error
+//
+//	MSPBE(θ) = (b − Aθ)ᵀ C⁻¹ (b − Aθ),  A = E[ρ φ(φ − γφ′)ᵀ],  b = E[ρ r φ],  C = E[φφᵀ],  ρ = π(a|s)/π_b(a|s),
+//
+// through the saddle point min_θ max_w wᵀ(b − Aθ) − ½wᵀCw, whose inner maximum is ½ MSPBE(θ) (SaddlePoint
+// checks this numerically). Each of T steps picks one trajectory uniformly at random, forms Â, b̂, Ĉ from all
+// its transitions, stacks the gradient g = [−Âᵀw; Âθ − b̂ + Ĉw], clips it to norm C, adds N(0, σ²I_{2d})
+// and takes a step of size α.
+//
+// # Privacy accounting
+//
+// A step is the Gaussian mechanism on the clipped gradient. Under replace-one neighbours two clipped
+// gradients can point in opposite directions, so the sensitivity is Δ = 2C and one step has Rényi DP
+// a·Δ²/(2σ²) at order a. The paper's proof amplifies it by sampling one trajectory of n without replacement
+// (q = 1/n) with Wang, Balle & Kasiviswanathan's Theorem 9, composes T steps and converts to (ε, δ); here
+// that is policyeval.AccountingPaper: the RDP accountant with the improved conversion over the integer
+// orders 2…256, δ = 1e−5. Beside it, policyeval.AccountingPoisson is Poisson sampling at rate 1/n with
+// add/remove neighbours and Δ = C: a different neighbouring relation and sampling scheme, shown for
+// comparison, not a correction of the paper's.
+//
+// Theorem 1 states σ = c₂·C·√(T ln(1/δ))/(nε) without the constant c₂; PrivacyConstants shows the c₂ each
+// calibrated σ implies (it varies from about 5 to 44 over five (n, T, ε) settings, so it is not a constant),
+// and checks the accountant against hand-worked values: σ = 1.726 (n = T = 1000, ε = 1), 2.063
+// (n = 1000, T = 10⁴, ε = 1), 1.483 (n = T = 10⁴, ε = 1), 5.183 (n = T = 1000, ε = 0.1) and 2.020
+// (n = 10⁴, T = 10⁵, ε = 0.5), all for C = 1, δ = 1e−5.
+//
+// # Published versus corrected
+//
+// The paper's Lemma 1 gives the per-step moment bound in closed form by dropping Theorem 9's O(q³) terms.
+// The full bound used here has a floor for the Gaussian: its terms min{2, (e^{ε(∞)} − 1)^j} equal 2
+// because ε(∞) = ∞, so ε cannot fall below a noise-independent level (about 0.22 for n = T = 100 and 0.09
+// for n = 1000, T = 10⁴), and small ε needs T no larger than about n. Every (n, ε, T) of the figures is
+// chosen where the full bound reaches the target.
+//
+// # The protocol (Protocol, Config)
+//
+// The paper does not give T, the step size, the clip C or δ. This reproduction fixes them for every figure:
+// T = n; the step size is tuned per (n, ε) on public data (TuneRuns independent public samples of size n,
+// GPOPE with the calibrated σ at each step of the half-decade grid 1e−6 … 3, scored by the MSPBE under each
+// sample's own moments), and the 10× and 0.1× curves use the tuned step times 10 and 0.1; C is the largest
+// per-trajectory gradient norm on 200 public trajectories at θ = w = 0 and at their LSTD solution, rounded
+// up to two significant digits (Domain.Clip); GPOPE's δ is 1e−5, while DP-LSW and DP-LSL keep Balle et al.'s
+// δ = 0.1, the tight public return bound F = 1 and the λ schedule constant c = 100, which favours them. The
+// metric is the MSPBE under the population moments (exact on the chain, from an independent sample
+// elsewhere), with θ = 0 as a reference the paper does not draw. The paper ran 100 trials (PaperProtocol);
+// the default is 10.
+//
+// # The domains
+//
+//   - Chain: Balle et al.'s 40-state chain (balle2016.Setup), tabular features, exact moments; DP-LSW and
+//     DP-LSL run on its 39 non-absorbing states.
+//   - MountainCar: the order-5 Fourier basis (36 features), γ = 0.99, rewards times 1 − γ so that every
+//     return lies in [−1, 0]. The evaluated policy is MountainCarEnergy, a stand-in for the paper's
+//     Q-learning policy, whose weights are not published. DP-LSW needs finitely many first-visit states, so
+//     it runs on a 10 × 10 grid of the state box with each cell centre's features and the public visit
+//     frequencies as weights (the paper does not say how it ran it). Off-policy, the behaviour takes each
+//     other action with probability 0.1 and the evaluated policy is uniform, as in the paper; the
+//     non-private baseline is WIS-LSTD.
+//   - HIV: Ernst et al.'s simulator (5 days per step, 200 steps, γ = 0.98, rewards divided by 1e8),
+//     off-policy. The evaluated policy is HIVThreshold and the behaviour gives each other action
+//     probability 0.1 (stand-ins for the paper's Q-learning policy and softmax behaviour); the features are
+//     the order-1 Fourier basis (64 features) of the log₁₀ state, min–max normalised over the public sample.
+//     The figure shows the relative MSPBE, MSPBE / r̄² with r̄ the evaluated policy's mean reward. Trials
+//     subsample a pool simulated once.
+//
+// # Audit
+//
+// GPOPEStepCase and GPOPERunCase are the auditor's GPOPE cases (one step; a full run of 50 steps on 20
+// trajectories, every iterate observed), each with a broken variant that skips clipping.
+//
+// # References
+//
+// Tengyang Xie, Philip S. Thomas and Gerome Miklau. Privacy Preserving Off-Policy Evaluation.
+// arXiv:1902.00174, 2019.
+//
+// Yu-Xiang Wang, Borja Balle and Shiva Prasad Kasiviswanathan. Subsampled Rényi Differential Privacy and
+// Analytical Moments Accountant. AISTATS 2019, arXiv:1808.00087.
+//
+// Borja Balle, Maziar Gomrokchi and Doina Precup. Differentially Private Policy Evaluation. ICML 2016.
+package xie2019
