@@ -154,3 +154,50 @@ func LoadMerged(name string) (t *experiment.Table, ok bool, err error) {
 	}
 	return r.Table, true, nil
 }
+
+// Where returns the rows of t whose columns have the given values (every key must be a column), as a new
+// table with the same columns: Where(t, map[string]string{"domain": "taxi", "variant": "dp-actor"}).
+func Where(t *experiment.Table, values map[string]string) (*experiment.Table, error) {
+	idx := map[int]string{}
+	for k, v := range values {
+		i := indexOf(t.Columns, k)
+		if i < 0 {
+			return nil, badValue("column", k, "the table's columns {%s}", strings.Join(t.Columns, ", "))
+		}
+		idx[i] = v
+	}
+	out := &experiment.Table{Columns: t.Columns}
+	for _, r := range t.Rows {
+		keep := true
+		for i, v := range idx {
+			if r[i] != v {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out.Rows = append(out.Rows, r)
+		}
+	}
+	return out, nil
+}
+
+func indexOf(cols []string, name string) int {
+	for i, c := range cols {
+		if c == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Columns returns the indices of the named columns of t, or an error naming the first one missing.
+func Columns(t *experiment.Table, names ...string) ([]int, error) {
+	out := make([]int, len(names))
+	for k, n := range names {
+		if out[k] = indexOf(t.Columns, n); out[k] < 0 {
+			return nil, badValue("column", n, "the table's columns {%s}", strings.Join(t.Columns, ", "))
+		}
+	}
+	return out, nil
+}

@@ -1,6 +1,7 @@
 package sweeps
 
 import (
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -9,9 +10,11 @@ import (
 	"testing"
 
 	"github.com/dprl-project/dprl/dprl/actorcritic"
+	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/fnq"
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/dprl/repro/seoyang2020"
+	"github.com/dprl-project/dprl/dprl/repro/sharma"
 	"github.com/dprl-project/dprl/dprl/repro/wanghegde2019"
 	"github.com/dprl-project/dprl/dprl/repro/xie2019"
 	"github.com/dprl-project/dprl/dprl/sweep"
@@ -138,5 +141,73 @@ func TestAdaptersRejectBadParams(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, new(*param.Error)) {
 			t.Errorf("%s %v:\n  got  %v\n  want %q", c.exp, c.p, err, c.want)
 		}
+	}
+}
+
+// TestReaders: a merged table read back gives the reproduction packages' own results.
+func TestReaders(t *testing.T) {
+	plan := func(spec string) *experiment.Table {
+		s, err := sweep.ParseSpec([]byte(spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := sweep.NewPlan(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := p.RunAll(&b, sweep.RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &experiment.Table{Columns: recs[0], Rows: recs[1:]}
+	}
+	wt := plan(`{"name": "w", "experiment": "wanghegde2019/returns", "params": {"episodes": 4}, "grid": {"sigma": [0, 0.4]}, "seeds": {"first": 0, "count": 2}, "shard_size": 1}`)
+	sub, err := sweep.Where(wt, map[string]string{"sigma": "0.4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := WangHegdeCurves(sub)
+	if err != nil || len(w) != 2 || len(w[1]) != 4 {
+		t.Fatalf("WangHegdeCurves: %v %v", w, err)
+	}
+	if _, err := WangHegdeCurves(wt); err == nil || !strings.Contains(err.Error(), "narrow with sweep.Where") {
+		t.Errorf("two settings at once: %v", err)
+	}
+	if _, err := sweep.Where(wt, map[string]string{"sgima": "0"}); err == nil || !strings.Contains(err.Error(), `column = "sgima"`) {
+		t.Errorf("Where on a missing column: %v", err)
+	}
+	st := plan(`{"name": "s", "experiment": "seoyang2020/returns", "params": {"episodes": 5, "domain": "mdp100", "variant": "non-dp"}, "seeds": [3, 1], "shard_size": 1}`)
+	rs, err := SeoYangResults(st)
+	if err != nil || len(rs) != 2 || len(rs[0].Returns) != 5 {
+		t.Fatalf("SeoYangResults: %v", err)
+	}
+	if _, err := seoyang2020.Summarize(rs, 2); err != nil {
+		t.Error(err)
+	}
+	xt := plan(`{"name": "x", "experiment": "xie2019/mspbe", "params": {"domain": "chain", "n": [60], "epsilons": [1], "steps": [0.01, 0.1], "tune_runs": 1}, "seeds": [9, 4], "shard_size": 1}`)
+	xr, err := XieRows(xt)
+	if err != nil || len(xr) != len(xt.Rows) || xr[0].Trial != 1 || xr[len(xr)-1].Trial != 0 {
+		t.Fatalf("XieRows: %v", err)
+	}
+	if c := xie2019.Curve(xr, xie2019.MethodGPOPE, 1, []float64{60}, func(r xie2019.Row) float64 { return float64(r.N) }); len(c) != 2 {
+		t.Errorf("Curve over the read rows: %v", c)
+	}
+}
+
+func TestSharmaOutcomesRoundTrip(t *testing.T) {
+	tb := &experiment.Table{Columns: SharmaJobs.Cols}
+	tb.Columns = append([]string{"setting", "seed"}, tb.Columns...)
+	tb.Rows = [][]string{{"nonprivate", "2", "fig3", "cartpole", "CQL", "non-private", "0", "0", "0", "0", "0", "0", "100", "0", "0", "0", "50", "0.5", ""},
+		{"ours:10", "1", "fig3", "cartpole", "CQL", "ours", "10", "7.5", "2.5", "0.8", "0", "120", "100", "60", "1.2", "2.5", "40", "0.4", ""}}
+	o, err := SharmaOutcomes(tb)
+	if err != nil || len(o) != 2 || o[0].Method != sharma.NonPrivate || o[1].Method != sharma.Ours || o[1].Seed != 0 || o[0].Seed != 1 {
+		t.Fatalf("%+v %v", o, err)
+	}
+	if f := sharma.Fraction(o, o[1]); f != 0.8 {
+		t.Errorf("Fraction = %v", f)
 	}
 }
