@@ -204,6 +204,7 @@ func ranges(xs []int) string {
 // MergeError is a directory Merge refuses, with every reason.
 type MergeError struct{ Status *Status }
 
+// Error lists every reason, one per line.
 func (e *MergeError) Error() string {
 	s := e.Status
 	var lines []string

@@ -386,6 +386,7 @@ type ChecksumError struct {
 	Got      string // the file's
 }
 
+// Error names the file, its manifest and both checksums.
 func (e *ChecksumError) Error() string {
 	return fmt.Sprintf("%s: checksum mismatch: %s records sha256 %s…, the file has %s…: the file is corrupted (delete it and %s, then rerun the shard)",
 		e.File, e.Manifest, short(e.Want), short(e.Got), e.Manifest)

@@ -27,6 +27,7 @@ type ValueError struct {
 	Allowed string // what is allowed
 }
 
+// Error says which parameter, its value and what is allowed.
 func (e *ValueError) Error() string {
 	return fmt.Sprintf("sweep: %s = %s is outside the allowed range %s", e.Param, e.Value, e.Allowed)
 }
