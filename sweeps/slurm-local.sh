@@ -8,6 +8,7 @@
 #   sweeps/slurm-local.sh down     cancel this cluster's jobs, stop the three daemons it started (by their
 #                                  recorded process ids, nothing else), remove the state directory
 #   sweeps/slurm-local.sh status   the daemons and sinfo
+#   sweeps/slurm-local.sh running  exit status 0 if the three daemons are running
 #   sweeps/slurm-local.sh env      print `export SLURM_CONF=...` for eval
 #
 # Configuration: DPRL_SLURM_STATE (state directory, default /tmp/dprl-slurm), DPRL_SLURM_PORT (slurmctld's
@@ -175,17 +176,20 @@ status() {
 	for d in munged slurmctld slurmd; do
 		if alive "$d"; then echo "$d: running ($(cat "$STATE/$d.pid"))"; else echo "$d: not running"; fi
 	done
-	sinfo 2>&1 || true
-	squeue 2>&1 || true
+	if alive slurmctld; then # (sinfo and squeue wait a minute for a controller that is not there)
+		sinfo 2>&1 || true
+		squeue 2>&1 || true
+	fi
 }
 
 case "${1:-}" in
 up) up ;;
 down) down ;;
 status) status ;;
+running) alive munged && alive slurmctld && alive slurmd ;;
 env) echo "export SLURM_CONF=$CONF" ;;
 *)
-	echo "usage: $0 up|down|status|env" >&2
+	echo "usage: $0 up|down|status|running|env" >&2
 	exit 2
 	;;
 esac

@@ -30,11 +30,12 @@ rm -rf "$OUT"
 mkdir -p "$OUT/bin"
 say "building dprl"
 "$GO" build -buildvcs=true -o "$BIN" ./dprl/cmd/dprl
+say "built"
 
 export DPRL_SLURM_STATE=${DPRL_SLURM_STATE:-/tmp/dprl-slurm-test}
 export DPRL_SLURM_PORT=${DPRL_SLURM_PORT:-6837}
 started=0
-if sweeps/slurm-local.sh status 2>/dev/null | grep -q "slurmctld: running"; then
+if sweeps/slurm-local.sh running; then
 	say "using the running cluster in $DPRL_SLURM_STATE"
 else
 	sweeps/slurm-local.sh up >/dev/null
