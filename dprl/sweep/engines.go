@@ -373,6 +373,9 @@ func writeYAML(b *strings.Builder, v any, indent int) {
 }
 
 func scalar(v any) string {
-	j, _ := json.Marshal(v)
-	return string(j)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -251,14 +251,17 @@ func (s *Spec) GridKeys() []string {
 }
 
 // Canonical is the spec's canonical JSON: fields in a fixed order, map keys sorted, numbers in their
-// shortest form (1.0 and 1 are the same), no insignificant space, a final newline.
+// shortest form (1.0 and 1 are the same), strings without HTML escaping, no insignificant space, a final
+// newline.
 func (s *Spec) Canonical() []byte {
-	b, err := json.Marshal(s)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "&" stays "&"
+	if err := enc.Encode(s); err != nil {
 		panic(err) // every value is canonical: strings, numbers, bools, lists and maps of them
 	}
 	var out bytes.Buffer
-	if err := json.Compact(&out, b); err != nil {
+	if err := json.Compact(&out, b.Bytes()); err != nil {
 		panic(err)
 	}
 	out.WriteByte('\n')
