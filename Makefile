@@ -17,9 +17,10 @@ JUPYTER_FLAGS := --ip=127.0.0.1 --no-browser --ServerApp.root_dir=notebooks $(RO
 notebooks: kernel
 	$(GO) run ./kernels/nbrun -jupyter $(JUPYTER) -out build/notebooks
 
-## test: go vet, staticcheck, go test, a short fuzzing pass, the live cross-checks against the reference libraries, every
+## test: go vet, staticcheck, go test, a short fuzzing pass, the live cross-checks against the reference libraries, the
+## sharded sweep on a one-node Slurm, every
 ## notebook headlessly in quick mode, and JupyterLab driven in a real browser
-test: vet lint unit fuzz crosscheck test-notebooks test-lab
+test: vet lint unit fuzz crosscheck test-slurm test-notebooks test-lab
 
 vet:
 	$(GO) vet ./...
@@ -85,3 +86,40 @@ clean:
 .PHONY: audit
 audit:
 	$(GO) run ./dprl/repro/accounting/cmd/audit -out build/audit
+
+## ---- sweeps at scale (dprl/cmd/dprl; sweeps/README.md) ----
+.PHONY: dprl test-slurm sweep-plan sweep-local sweep-slurm slurm-up slurm-down
+
+## dprl: build the sweep command (with its commit stamped) into build/bin/dprl
+dprl:
+	$(GO) build -buildvcs=true -o build/bin/dprl ./dprl/cmd/dprl
+
+## test-slurm: a one-node Slurm (installs slurm-wlm and munge when missing) runs a small grid as a job array
+## with the generated script, kills a shard with SIGKILL and resumes; the merged tables must equal the
+## single-process runs byte for byte (sweeps/test-slurm.sh)
+test-slurm:
+	sweeps/test-slurm.sh
+
+## sweep-plan SPEC=sweeps/specs/NAME.json: the shards and the work in each
+SPEC ?= sweeps/specs/xie2019-fig1a.json
+sweep-plan: dprl
+	build/bin/dprl sweep plan $(SPEC)
+
+## sweep-local SPEC=...: run every shard of SPEC here, one after another (resumable), and merge into
+## build/sweeps/<name>/merged.csv, where the notebooks look for it
+sweep-local: dprl
+	n=$$(build/bin/dprl sweep plan $(SPEC) | sed -n 's/.* → \([0-9]*\) shards$$/\1/p'); \
+	for i in $$(seq 0 $$((n - 1))); do build/bin/dprl sweep run $(SPEC) --shard $$i || exit 1; done; \
+	build/bin/dprl sweep merge build/sweeps/$$(basename $(SPEC) .json)
+
+## sweep-slurm SPEC=...: write build/sweeps/<name>/sweep.sbatch and submit it (array + merge job)
+sweep-slurm: dprl
+	build/bin/dprl sweep slurm $(SPEC) --dprl $(CURDIR)/build/bin/dprl
+	bash build/sweeps/$$(basename $(SPEC) .json)/sweep.sbatch
+
+## slurm-up / slurm-down: the one-node Slurm of sweeps/slurm-local.sh (then export SLURM_CONF as printed)
+slurm-up:
+	sweeps/slurm-local.sh up
+slurm-down:
+	sweeps/slurm-local.sh down
+

@@ -1,0 +1,213 @@
+package sweeps
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dprl-project/dprl/dprl/actorcritic"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/fnq"
+	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/repro/seoyang2020"
+	"github.com/dprl-project/dprl/dprl/repro/sharma"
+	"github.com/dprl-project/dprl/dprl/repro/wanghegde2019"
+	"github.com/dprl-project/dprl/dprl/repro/xie2019"
+	"github.com/dprl-project/dprl/dprl/sweep"
+	"github.com/dprl-project/dprl/envs"
+)
+
+func runTask(t *testing.T, name string, p sweep.Params, seed uint64) [][]string {
+	t.Helper()
+	e, err := sweep.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := e.(sweep.Validator); ok {
+		if err := v.Validate(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := e.Run(p, seed)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if len(rows) == 0 {
+		t.Fatalf("%s: no rows", name)
+	}
+	for i, r := range rows {
+		if len(r) != len(e.Columns()) {
+			t.Fatalf("%s: row %d has %d values for %d columns", name, i, len(r), len(e.Columns()))
+		}
+	}
+	again, _ := e.Run(p, seed)
+	if fmt.Sprint(again) != fmt.Sprint(rows) {
+		t.Errorf("%s: two runs of one task differ", name)
+	}
+	return rows
+}
+
+// TestWangHegdeMatchesReturnCurves: seed s of the sweep is seed s of wanghegde2019.ReturnCurves.
+func TestWangHegdeMatchesReturnCurves(t *testing.T) {
+	rows := runTask(t, "wanghegde2019/returns", sweep.Params{"sigma": 0.4, "episodes": int64(5)}, 2)
+	curves, err := wanghegde2019.ReturnCurves([]wanghegde2019.Setting{{Name: "σ = 0.4", Run: func(env envs.Env, src rand.Source) (*fnq.Result, error) {
+		return fnq.Run(env, fnq.Config{Method: fnq.FunctionalNoise, Sigma: 0.4, ResetEvery: 1, Episodes: 5, Src: src})
+	}}}, 3, 2019, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rows {
+		if want := strconv.FormatFloat(curves[0][2][i], 'g', -1, 64); r[2] != want {
+			t.Fatalf("episode %d: %s, ReturnCurves %s", i+1, r[2], want)
+		}
+	}
+}
+
+// TestSeoYangMatchesRunMany: seed r of the sweep is run r of Domain.RunMany.
+func TestSeoYangMatchesRunMany(t *testing.T) {
+	rows := runTask(t, "seoyang2020/returns", sweep.Params{"domain": "mdp100", "variant": "dp-actor", "episodes": int64(6)}, 1)
+	d := seoyang2020.Domains()[0]
+	cfg := d.Base
+	cfg.Variant, cfg.Episodes = actorcritic.DPActor, 6
+	rs, err := d.RunMany(cfg, 2, 2020, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rows {
+		if want := strconv.FormatFloat(rs[1].Returns[i], 'g', -1, 64); r[1] != want || r[2] != strconv.Itoa(rs[1].Lengths[i]) {
+			t.Fatalf("episode %d: %v, RunMany %s", i+1, r, want)
+		}
+	}
+}
+
+func TestXieMSPBE(t *testing.T) {
+	p := sweep.Params{"domain": "chain", "n": []any{int64(60)}, "epsilons": []any{1.0}, "steps": []any{0.01, 0.1}, "tune_runs": int64(1)}
+	rows := runTask(t, "xie2019/mspbe", p, 5)
+	d, _ := xie2019.Chain()
+	cfg := xie2019.Config{N: []int{60}, Epsilons: []float64{1}, Delta: 1e-5, Trials: 1, Seed: 2019, Steps: []float64{0.01, 0.1}, TuneRuns: 1, LSWDelta: 0.1, LSLC: 100}
+	tu, err := xie2019.Tune(d, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Seed = 5
+	want, _ := xie2019.Experiment(d, cfg, tu, nil)
+	if len(rows) != len(want) || rows[0][0] != want[0].Method || rows[len(rows)-1][6] != strconv.FormatFloat(want[len(want)-1].MSPBE, 'g', -1, 64) {
+		t.Errorf("rows %v, want %+v", rows, want)
+	}
+}
+
+func TestBalleRMSE(t *testing.T) {
+	rows := runTask(t, "balle2016/rmse", sweep.Params{"m": int64(200)}, 3)
+	if len(rows) != 5 || rows[0][0] != "LSW" || rows[1][0] != "DP-LSW" || rows[1][1] != "pairs" || rows[4][1] != "tabular" {
+		t.Errorf("rows %v", rows)
+	}
+}
+
+func TestSharmaJobsTiny(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains experts")
+	}
+	p := sweep.Params{"env": "cartpole", "learner": "cql", "setting": "ours:10", "experts_total": int64(40), "bases": int64(2),
+		"per_expert": int64(1), "steps": int64(10), "hidden": []any{int64(8)}, "batch": int64(8)}
+	rows := runTask(t, "sharma/jobs", p, 1)
+	if rows[0][0] != "fig3" || rows[0][1] != "cartpole" || rows[0][3] != "ours" {
+		t.Errorf("row %v", rows[0])
+	}
+}
+
+func TestAdaptersRejectBadParams(t *testing.T) {
+	for _, c := range []struct {
+		exp  string
+		p    sweep.Params
+		want string
+	}{
+		{"xie2019/mspbe", sweep.Params{"domain": "grid", "n": int64(5), "epsilons": 1.0}, `params.domain = "grid" is outside the allowed range {chain, mountaincar, mountaincar-off, hiv}`},
+		{"xie2019/mspbe", sweep.Params{"domain": "chain", "epsilons": 1.0}, "params.n is missing"},
+		{"xie2019/mspbe", sweep.Params{"domain": "hiv", "n": int64(2000), "epsilons": 1.0}, "params.n = 2000 is outside the allowed range [1, 1200]"},
+		{"seoyang2020/returns", sweep.Params{"domain": "taxi", "variant": "dp"}, `params.variant = "dp" is outside the allowed range {non-dp, dp-actor, dp-critic, dp-both}`},
+		{"wanghegde2019/returns", sweep.Params{"sigma": -1.0}, "params.sigma = -1 is outside the allowed range [0, ∞)"},
+		{"wanghegde2019/returns", sweep.Params{"reset_every": int64(0)}, "params.reset_every = 0 is outside"},
+		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "ours"}, `params.setting = "ours" is outside the allowed range {"nonprivate", "ours:ε", "dpsgd:ε"}`},
+		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "dpsgd:-1"}, "params.setting ε = -1 is outside the allowed range (0, ∞)"},
+		{"balle2016/rmse", sweep.Params{}, "params.m is missing"},
+		{"balle2016/rmse", sweep.Params{"m": int64(5), "eps": 1.0}, `params key = "eps" is outside`},
+	} {
+		e, _ := sweep.Lookup(c.exp)
+		err := e.(sweep.Validator).Validate(c.p)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.As(err, new(*param.Error)) {
+			t.Errorf("%s %v:\n  got  %v\n  want %q", c.exp, c.p, err, c.want)
+		}
+	}
+}
+
+// TestReaders: a merged table read back gives the reproduction packages' own results.
+func TestReaders(t *testing.T) {
+	plan := func(spec string) *experiment.Table {
+		s, err := sweep.ParseSpec([]byte(spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := sweep.NewPlan(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := p.RunAll(&b, sweep.RunOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &experiment.Table{Columns: recs[0], Rows: recs[1:]}
+	}
+	wt := plan(`{"name": "w", "experiment": "wanghegde2019/returns", "params": {"episodes": 4}, "grid": {"sigma": [0, 0.4]}, "seeds": {"first": 0, "count": 2}, "shard_size": 1}`)
+	sub, err := sweep.Where(wt, map[string]string{"sigma": "0.4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := WangHegdeCurves(sub)
+	if err != nil || len(w) != 2 || len(w[1]) != 4 {
+		t.Fatalf("WangHegdeCurves: %v %v", w, err)
+	}
+	if _, err := WangHegdeCurves(wt); err == nil || !strings.Contains(err.Error(), "narrow with sweep.Where") {
+		t.Errorf("two settings at once: %v", err)
+	}
+	if _, err := sweep.Where(wt, map[string]string{"sgima": "0"}); err == nil || !strings.Contains(err.Error(), `column = "sgima"`) {
+		t.Errorf("Where on a missing column: %v", err)
+	}
+	st := plan(`{"name": "s", "experiment": "seoyang2020/returns", "params": {"episodes": 5, "domain": "mdp100", "variant": "non-dp"}, "seeds": [3, 1], "shard_size": 1}`)
+	rs, err := SeoYangResults(st)
+	if err != nil || len(rs) != 2 || len(rs[0].Returns) != 5 {
+		t.Fatalf("SeoYangResults: %v", err)
+	}
+	if _, err := seoyang2020.Summarize(rs, 2); err != nil {
+		t.Error(err)
+	}
+	xt := plan(`{"name": "x", "experiment": "xie2019/mspbe", "params": {"domain": "chain", "n": [60], "epsilons": [1], "steps": [0.01, 0.1], "tune_runs": 1}, "seeds": [9, 4], "shard_size": 1}`)
+	xr, err := XieRows(xt)
+	if err != nil || len(xr) != len(xt.Rows) || xr[0].Trial != 1 || xr[len(xr)-1].Trial != 0 {
+		t.Fatalf("XieRows: %v", err)
+	}
+	if c := xie2019.Curve(xr, xie2019.MethodGPOPE, 1, []float64{60}, func(r xie2019.Row) float64 { return float64(r.N) }); len(c) != 2 {
+		t.Errorf("Curve over the read rows: %v", c)
+	}
+}
+
+func TestSharmaOutcomesRoundTrip(t *testing.T) {
+	tb := &experiment.Table{Columns: SharmaJobs.Cols}
+	tb.Columns = append([]string{"setting", "seed"}, tb.Columns...)
+	tb.Rows = [][]string{{"nonprivate", "2", "fig3", "cartpole", "CQL", "non-private", "0", "0", "0", "0", "0", "0", "100", "0", "0", "0", "50", "0.5", ""},
+		{"ours:10", "1", "fig3", "cartpole", "CQL", "ours", "10", "7.5", "2.5", "0.8", "0", "120", "100", "60", "1.2", "2.5", "40", "0.4", ""}}
+	o, err := SharmaOutcomes(tb)
+	if err != nil || len(o) != 2 || o[0].Method != sharma.NonPrivate || o[1].Method != sharma.Ours || o[1].Seed != 0 || o[0].Seed != 1 {
+		t.Fatalf("%+v %v", o, err)
+	}
+	if f := sharma.Fraction(o, o[1]); f != 0.8 {
+		t.Errorf("Fraction = %v", f)
+	}
+}
