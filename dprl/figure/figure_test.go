@@ -241,7 +241,7 @@ func TestBadFigureInput(t *testing.T) {
 		}
 	}
 	if _, err := Curves(Options{}, Series{Name: "s", X: []float64{1, 2}, Y: [][]float64{{1}}}); err == nil ||
-		!strings.Contains(err.Error(), "series[0].Y[0] = 1 is outside the allowed range len(X) = 2 values") {
+		!strings.Contains(err.Error(), "series[0].Y[0] = 1 is not allowed: want len(X) = 2 values") {
 		t.Errorf("ragged series: %v", err)
 	}
 }

@@ -30,6 +30,10 @@ func (e *Error) Error() string {
 	if e.Text != "" {
 		return fmt.Sprintf("%s: %s = %s is not allowed: want %s", pkg, e.Param, e.Text, e.Allowed)
 	}
+	if !strings.HasPrefix(e.Allowed, "[") && !strings.HasPrefix(e.Allowed, "(") {
+		// a description (Errorf), not an interval
+		return fmt.Sprintf("%s: %s = %s is not allowed: want %s", pkg, e.Param, Format(e.Value), e.Allowed)
+	}
 	return fmt.Sprintf("%s: %s = %s is outside the allowed range %s", pkg, e.Param, Format(e.Value), e.Allowed)
 }
 

@@ -29,7 +29,7 @@ type ValueError struct {
 
 // Error says which parameter, its value and what is allowed.
 func (e *ValueError) Error() string {
-	return fmt.Sprintf("sweep: %s = %s is outside the allowed range %s", e.Param, e.Value, e.Allowed)
+	return fmt.Sprintf("sweep: %s = %s is not allowed: want %s", e.Param, e.Value, e.Allowed)
 }
 
 // Unwrap returns the equivalent *param.Error (its Value is NaN: the value is not a number).

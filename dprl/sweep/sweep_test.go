@@ -297,20 +297,20 @@ func TestFailedShard(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	for _, c := range []struct{ spec, want string }{
-		{`{"name": "a b", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1}`, `name = "a b" is outside`},
+		{`{"name": "a b", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1}`, `name = "a b" is not allowed`},
 		{`{"name": "a", "seeds": [1], "shard_size": 1}`, `experiment is missing`},
-		{`{"name": "a", "experiment": "nope", "seeds": [1], "shard_size": 1}`, `experiment = "nope" is outside the allowed range the registered experiments {`},
+		{`{"name": "a", "experiment": "nope", "seeds": [1], "shard_size": 1}`, `experiment = "nope" is not allowed: want the registered experiments {`},
 		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 0}`, `shard_size = 0 is outside the allowed range [1, ∞)`},
 		{`{"name": "a", "experiment": "sweep/demo", "seeds": {"first": 1, "count": 0}, "shard_size": 1}`, `seeds.count = 0 is outside the allowed range [1, ∞)`},
-		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1, 1], "shard_size": 1}`, `seeds = 1 is outside the allowed range distinct seeds`},
-		{`{"name": "a", "experiment": "sweep/demo", "seeds": "x", "shard_size": 1}`, `seeds = "\"x\"" is outside`},
+		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1, 1], "shard_size": 1}`, `seeds = 1 is not allowed: want distinct seeds`},
+		{`{"name": "a", "experiment": "sweep/demo", "seeds": "x", "shard_size": 1}`, `seeds = "\"x\"" is not allowed`},
 		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1, "grid": {"rows": []}}`, `grid.rows is missing`},
-		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1, "grid": {"rows": [1, 1]}}`, `grid.rows = 1 is outside the allowed range distinct values`},
-		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1, "grid": {"rows": [1]}, "params": {"rows": 2}}`, `grid key = "rows" is outside the allowed range keys not also in params`},
+		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1, "grid": {"rows": [1, 1]}}`, `grid.rows = 1 is not allowed: want distinct values`},
+		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1, "grid": {"rows": [1]}, "params": {"rows": 2}}`, `grid key = "rows" is not allowed: want keys not also in params`},
 		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1, "params": {"rows": 0}}`, `params.rows = 0 is outside the allowed range [1, 1000000]`},
 		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1, "grid": {"delay": [0, -1]}}`, `params.delay = -1 is outside the allowed range [0, 3600] (grid cell delay=-1)`},
-		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1, "params": {"rowz": 2}}`, `params key = "rowz" is outside the allowed range {rows, scale, delay}`},
-		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1, "params": {"scale": "big"}}`, `params.scale = "big" is outside the allowed range numbers in (-∞, ∞)`},
+		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1, "params": {"rowz": 2}}`, `params key = "rowz" is not allowed: want {rows, scale, delay}`},
+		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1, "params": {"scale": "big"}}`, `params.scale = "big" is not allowed: want numbers in (-∞, ∞)`},
 		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1, "extra": 1}`, `unknown field "extra"`},
 	} {
 		s, err := ParseSpec([]byte(c.spec))
@@ -352,7 +352,7 @@ func TestShardFromEnv(t *testing.T) {
 		{env(K8sIndexEnv, "4"), 4, K8sIndexEnv, ""},
 		{env(SlurmTaskEnv, "5"), 0, "", "SLURM_ARRAY_TASK_ID = 5 is outside the allowed range [0, 4]"},
 		{env(SlurmTaskEnv, "1", SlurmCountEnv, "9"), 0, "", "SLURM_ARRAY_TASK_COUNT = 9 is outside the allowed range [1, 5]"},
-		{env(K8sIndexEnv, "x"), 0, "", `JOB_COMPLETION_INDEX = "x" is outside the allowed range integers in [0, 4]`},
+		{env(K8sIndexEnv, "x"), 0, "", `JOB_COMPLETION_INDEX = "x" is not allowed: want integers in [0, 4]`},
 		{env(), 0, "", "shard is missing"},
 	} {
 		i, src, warn, err := ShardFromEnv(c.env, 5)

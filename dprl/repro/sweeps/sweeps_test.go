@@ -125,16 +125,16 @@ func TestAdaptersRejectBadParams(t *testing.T) {
 		p    sweep.Params
 		want string
 	}{
-		{"xie2019/mspbe", sweep.Params{"domain": "grid", "n": int64(5), "epsilons": 1.0}, `params.domain = "grid" is outside the allowed range {chain, mountaincar, mountaincar-off, hiv}`},
+		{"xie2019/mspbe", sweep.Params{"domain": "grid", "n": int64(5), "epsilons": 1.0}, `params.domain = "grid" is not allowed: want {chain, mountaincar, mountaincar-off, hiv}`},
 		{"xie2019/mspbe", sweep.Params{"domain": "chain", "epsilons": 1.0}, "params.n is missing"},
 		{"xie2019/mspbe", sweep.Params{"domain": "hiv", "n": int64(2000), "epsilons": 1.0}, "params.n = 2000 is outside the allowed range [1, 1200]"},
-		{"seoyang2020/returns", sweep.Params{"domain": "taxi", "variant": "dp"}, `params.variant = "dp" is outside the allowed range {non-dp, dp-actor, dp-critic, dp-both}`},
+		{"seoyang2020/returns", sweep.Params{"domain": "taxi", "variant": "dp"}, `params.variant = "dp" is not allowed: want {non-dp, dp-actor, dp-critic, dp-both}`},
 		{"wanghegde2019/returns", sweep.Params{"sigma": -1.0}, "params.sigma = -1 is outside the allowed range [0, ∞)"},
 		{"wanghegde2019/returns", sweep.Params{"reset_every": int64(0)}, "params.reset_every = 0 is outside"},
-		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "ours"}, `params.setting = "ours" is outside the allowed range {"nonprivate", "ours:ε", "dpsgd:ε"}`},
+		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "ours"}, `params.setting = "ours" is not allowed: want {"nonprivate", "ours:ε", "dpsgd:ε"}`},
 		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "dpsgd:-1"}, "params.setting ε = -1 is outside the allowed range (0, ∞)"},
 		{"balle2016/rmse", sweep.Params{}, "params.m is missing"},
-		{"balle2016/rmse", sweep.Params{"m": int64(5), "eps": 1.0}, `params key = "eps" is outside`},
+		{"balle2016/rmse", sweep.Params{"m": int64(5), "eps": 1.0}, `params key = "eps" is not allowed`},
 	} {
 		e, _ := sweep.Lookup(c.exp)
 		err := e.(sweep.Validator).Validate(c.p)
