@@ -25,8 +25,9 @@ test: vet lint unit fuzz crosscheck test-slurm test-notebooks test-lab
 vet:
 	$(GO) vet ./...
 
-## lint: staticcheck, pinned in .ci/tools/go.mod (a module of its own, so the library's go.mod stays clean)
+## lint: gofmt and staticcheck, pinned in .ci/tools/go.mod (a module of its own, so the library's go.mod stays clean)
 lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) tool -modfile=.ci/tools/go.mod staticcheck ./...
 
 unit:
