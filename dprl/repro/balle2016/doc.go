@@ -1,7 +1,8 @@
 // Package balle2016 reproduces Balle, Gomrokchi & Precup, "Differentially Private Policy Evaluation"
-// (ICML 2016): the experiment setup of their Fig. 1, the noise constants on real batches, the four panels of
-// Fig. 1 with their claims, and an audit case of DP-LSW. Notebook 02 (02-balle2016-dp-policy-evaluation)
-// calls it one function per cell; the estimators themselves are library code in dprl/policyeval.
+// (ICML 2016): the experiment setup of their Fig. 1, the noise constants on real batches, the privacy of
+// every release, the four panels of Fig. 1 with their tested claims, and an audit case of DP-LSW. Notebook
+// 02 (02-balle2016-dp-policy-evaluation) calls it one function per cell; the estimators themselves are
+// library code in dprl/policyeval.
 //
 // # The problem
 //
@@ -32,7 +33,14 @@
 //     σ = 2α‖Φ‖₂/λ·√Ψ with Ψ = max_k e^{−kβ} (F‖ρ‖₂ + ‖Φ‖₂‖ρ‖∞F·√(2Σ_s ρ_s min(n_s + k, m)/λ))².
 //
 // No composition or privacy accountant is involved: each estimate is one release at (ε, δ). There is no
-// sampling either: every trajectory of the batch is used once.
+// sampling either: every trajectory of the batch is used once. The guarantee is Lemma 1's (Nissim,
+// Raskhodnikova & Smith's Gaussian smooth-sensitivity mechanism, stated for ε ≤ 1): the release is (ε, δ)-DP
+// when α ≥ 5√(2 ln(2/δ))/ε and β ≤ ε/(4(d + ln(2/δ))); Lemma1Epsilon inverts that for the constants a
+// release used. Configs lists every private configuration the notebook runs and ShowGuarantees prints, for
+// each, the constants, the certified ε and the noise; TestGuarantees recomputes them independently. DP-LSL
+// with the authors' bound is covered through the safe bound: both are max_k e^{−kβ}(a + b·√R(k))² with the
+// same β and R(k), and on the chain's features (‖Φ‖_F² ≥ 2‖Φ‖₂², F_max = F_range) the authors' a and b are
+// at least the safe ones for every λ above ‖ρ‖∞‖Φ‖_F², so its noise is never smaller.
 //
 // # The setup (Setup)
 //
@@ -43,16 +51,28 @@
 // The exact values V come from a linear solve. Privacy is ε = δ = 0.1 (ε from the authors' code, δ as
 // recalled from the paper, whose constants are not legible). The return bound is the code's
 // F = R_max/(1 − γ) = 100; every return of the chain is at most 1, a public fact that would divide σ by 100,
-// and NoiseScales shows both. RMSE is √(Σ_s ρ_s (V(s) − φ_sᵀθ̂)²) against the exact values.
+// and NoiseScales shows both.
+//
+// # Figures and claims
+//
+// Every curve of Fig. 1 is the mean over DefaultGrid's 20 seeds (the paper's 20 runs on m = 100, 500, …,
+// 5000; trial i draws from PCG(2016, i)) with a 95% Student-t band, beside θ = 0 and the non-private
+// estimators. RMSE is √(Σ_s ρ_s (V(s) − φ_sᵀθ̂)²) against the exact values; excess empirical risk is
+// J_X(θ̃) − J_X(θ̂), J_X(θ) = Σ_s ρ_s (n_s/m)(F_s − φ_sᵀθ)², a private estimate over its non-private counterpart on
+// the same batch (zero for the non-private estimators; θ = 0 is shown as J_X(0) − J_X(θ̂_LSW)). Each claim is
+// decided by repro.Tested from the 95% interval of a per-seed quantity against a boundary stated in the
+// claim's Why before the run. Panel 2 extends the grid of schedule constants to c = 10⁶ and computes, from
+// the noise formula and the schedule, the c at which DP-LSL's noise falls below θ = 0's error and the c at
+// which LSL has shrunk half-way to θ = 0, which is why no U appears at these batch sizes.
 //
 // # Published versus corrected
 //
 // The paper's DP-LSL analysis (as the authors' code implements it) needs λ above ‖ρ‖∞‖Φ‖_F² and is an
 // order of magnitude more conservative than the safe bound at these sizes; both are run and shown, and the
 // reproduction's claims use the authors' form. The smooth-sensitivity constants follow Lemma 1
-// (mechanisms.SmoothLemma1). The paper ran 20 trials on m = 100, 500, 1000, …, 5000 (PaperGrid); the
-// default is 10 trials on a coarser grid (DefaultGrid). The paper's exact ε and δ are not recoverable, so
-// its figures are compared in shape, not number.
+// (mechanisms.SmoothLemma1). DP-LSW uses the spectral norm of (Γ^{1/2}Φ)⁺ where the authors' code used the
+// larger Frobenius norm. The paper's exact ε and δ are not recoverable (δ = 0.1 is weak: a failure
+// probability of one in ten), so its figures are compared in shape, not number.
 //
 // # Audit
 //

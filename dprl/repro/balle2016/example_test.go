@@ -26,3 +26,12 @@ func ExampleSetup_Problem() {
 	// d = 39: α = 122.39, β = 0.000595, 1/β = 1680
 	// d = 20: α = 122.39, β = 0.00109, 1/β = 920
 }
+
+// The ε that Lemma 1 certifies for the constants DP-LSW uses on the tabular features at ε = δ = 0.1, and for
+// half that noise (α halved): the guarantee doubles.
+func ExampleLemma1Epsilon() {
+	priv := balle2016.Privacy()
+	alpha, beta, _ := mechanisms.SmoothGaussianConstants(priv.Epsilon, priv.Delta, 39, priv.Variant)
+	fmt.Printf("%.3g %.3g\n", balle2016.Lemma1Epsilon(alpha, beta, priv.Delta, 39), balle2016.Lemma1Epsilon(alpha/2, beta, priv.Delta, 39))
+	// Output: 0.1 0.2
+}
