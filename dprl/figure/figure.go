@@ -1,6 +1,8 @@
 package figure
 
 import (
+	"strings"
+
 	"github.com/dprl-project/dprl/dprl/param"
 
 	"bytes"
@@ -62,6 +64,10 @@ func logLabel(m, e int) string {
 	}
 	if e < 0 {
 		return strconv.Itoa(m) + "e−" + strconv.Itoa(-e)
+	}
+	if strings.ContainsAny(strconv.Itoa(e), "09") {
+		// the house font (Liberation Sans) has no glyphs for ⁰ and ⁹: 10⁹ would print as "10 "
+		return strconv.Itoa(m) + "e" + strconv.Itoa(e)
 	}
 	pow := "10" + superscript(e)
 	if m == 1 {

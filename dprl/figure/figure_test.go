@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"codeberg.org/go-fonts/liberation/liberationsansregular"
+	"golang.org/x/image/font/sfnt"
 	"gonum.org/v1/plot"
 
 	"gonum.org/v1/plot/vg"
@@ -243,5 +245,25 @@ func TestBadFigureInput(t *testing.T) {
 	if _, err := Curves(Options{}, Series{Name: "s", X: []float64{1, 2}, Y: [][]float64{{1}}}); err == nil ||
 		!strings.Contains(err.Error(), "series[0].Y[0] = 1 is not allowed: want len(X) = 2 values") {
 		t.Errorf("ragged series: %v", err)
+	}
+}
+
+// TestLogLabelsHaveGlyphs: every character of every decade label the log axes can print exists in the house
+// font (Liberation Sans lacks ⁰ and ⁹, so 10⁹ and 10¹⁰ must not be written with superscripts).
+func TestLogLabelsHaveGlyphs(t *testing.T) {
+	f, err := sfnt.Parse(liberationsansregular.TTF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b sfnt.Buffer
+	for e := -30; e <= 30; e++ {
+		for _, m := range []int{1, 2, 5} {
+			l := logLabel(m, e)
+			for _, r := range l {
+				if i, _ := f.GlyphIndex(&b, r); i == 0 {
+					t.Errorf("label %q (m = %d, e = %d): no glyph for %q", l, m, e, r)
+				}
+			}
+		}
 	}
 }
