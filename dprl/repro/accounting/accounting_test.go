@@ -9,6 +9,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/figure"
 	"github.com/dprl-project/dprl/dprl/fnq"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // cell reads a numeric table cell.
@@ -115,15 +116,15 @@ func TestPaperTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "Xie σ", cell(t, x, 0, "σ (paper accounting)"), 1.726, 2e-3)
+	near(t, "Xie σ", cell(t, x, 0, "σ"), 1.726, 2e-3)
 	near(t, "Xie c₂", cell(t, x, 0, "implied c₂"), 16.1, 5e-3)
-	near(t, "Xie Poisson ε", cell(t, x, 0, "ε, Poisson add/remove, same σ"), 0.18, 0.03)
+	near(t, "Xie Poisson ε", cell(t, x, 0, "ε if Poisson at 1/n, add/remove, Δ = C (not what GPOPE runs)"), 0.18, 0.03)
 	w, err := WangHegdeTable([]fnq.Calibration{{Epsilon: 0.9, Delta: 1e-4, T: 5000, B: 50, LR: 0.01, L: 1, K: 230, Actions: 2, Resets: 100}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	near(t, "Thm 5 σ", cell(t, w, 0, "σ (Thm 5)"), 22.2, 0.01)
-	near(t, "exact ε", cell(t, w, 0, "exact ε of σ (GDP)"), 0.639, 0.01)
+	near(t, "exact ε", cell(t, w, 0, "exact ε, one action (GDP)"), 0.639, 0.01)
 	s, err := SharmaTable([]SharmaRow{{"Acrobot", 10, 1.0 / 3000, 25, 200, 0.02}})
 	if err != nil {
 		t.Fatal(err)
@@ -185,5 +186,85 @@ func TestTablesNameTheirArguments(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v, want %q", err, want)
 		}
+	}
+}
+
+// TestSampledGaussianProfile: the closed-form single step agrees with the PLD accountant (above it by less
+// than the PLD's certified gap), is the Gaussian's exact ε at q = 1, and falls with q.
+func TestSampledGaussianProfile(t *testing.T) {
+	for _, c := range []struct{ q, z, delta float64 }{{0.01, 1.1, 1e-5}, {0.1, 0.7, 1e-7}, {0.001, 3, 1e-6}, {1, 2, 1e-5}} {
+		e, err := SampledGaussianEpsilon(c.q, c.z, c.delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := mechanisms.NewPLDAccountant(mechanisms.PLDParams{})
+		var ev mechanisms.Event = mechanisms.PoissonSampled{Q: c.q, Event: mechanisms.GaussianEvent{NoiseMultiplier: c.z}}
+		if c.q == 1 {
+			ev = mechanisms.GaussianEvent{NoiseMultiplier: c.z}
+		}
+		if err := a.Compose(ev, 1); err != nil {
+			t.Fatal(err)
+		}
+		pld, lower, err := a.EpsilonBounds(c.delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(e >= lower-1e-9 && e <= pld+1e-9) {
+			t.Errorf("q = %g, z = %g: closed form %g outside the PLD's certified [%g, %g]", c.q, c.z, e, lower, pld)
+		}
+		if d := SampledGaussianDelta(c.q, c.z, e); math.Abs(d-c.delta) > 1e-6*c.delta {
+			t.Errorf("q = %g, z = %g: δ(ε) = %g, want %g", c.q, c.z, d, c.delta)
+		}
+	}
+	g, _ := mechanisms.GDPEpsilon(0.5, 1e-5)
+	if e, _ := SampledGaussianEpsilon(1, 2, 1e-5); math.Abs(e-g) > 1e-9 {
+		t.Errorf("q = 1: %g, the Gaussian's exact ε is %g", e, g)
+	}
+	if a, b := SampledGaussianDelta(0.01, 1, 1), SampledGaussianDelta(0.02, 1, 1); !(a < b) {
+		t.Errorf("δ(1) at q = 0.01, 0.02: %g, %g", a, b)
+	}
+	if _, err := SampledGaussianEpsilon(0, 1, 1e-5); err == nil {
+		t.Error("q = 0 accepted")
+	}
+}
+
+// TestNoiseNear: the multiplier meets the target and one rel smaller does not, from a guess on either side;
+// it agrees with NoiseFor to rel; Lemma 3 refuses outside its conditions.
+func TestNoiseNear(t *testing.T) {
+	w := Workload{Q: 0.01, Steps: 500, N: 10000}
+	ref, err := NoiseFor(RDP, w, 1, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, guess := range []float64{0.4, ref, 30} {
+		z, err := NoiseNear(RDP, w, 1, 1e-5, guess, 1e-4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Z = z
+		e, _ := Epsilon(RDP, w, 1e-5)
+		w.Z = z / (1 + 1e-4)
+		e2, _ := Epsilon(RDP, w, 1e-5)
+		if !(e <= 1 && e2 > 1) || math.Abs(z-ref) > 1e-4*ref {
+			t.Errorf("guess %g: z = %g (NoiseFor %g), ε = %g, ε(z/(1+rel)) = %g", guess, z, ref, e, e2)
+		}
+	}
+	if z, err := NoiseNear(RDP, Workload{Q: 0.01, Steps: 1, N: 100}, 100, 1e-5, 5, 1e-3); err != nil || z != 0.3 {
+		t.Errorf("a target every z meets: %g, %v, want the range's lower end 0.3", z, err)
+	}
+	if _, err := NoiseNear(RDP, Workload{Q: 1, Steps: 1e6}, 0.01, 1e-5, 5, 1e-3); err == nil {
+		t.Error("an unreachable target accepted")
+	}
+	if _, err := Epsilon(MomentsLemma3, Workload{Q: 0.01, Z: 0.9, Steps: 10}, 1e-5); err == nil {
+		t.Error("Lemma 3 at z < 1 accepted")
+	}
+	if _, err := Epsilon(MomentsLemma3, Workload{Q: 0.1, Z: 1.1, Steps: 10}, 1e-5); err == nil {
+		t.Error("Lemma 3 at q ≥ 1/(16z) accepted")
+	}
+	if _, err := NoiseFor(MomentsLemma3, Workload{Q: 0.1, Steps: 10}, 1, 1e-5); err == nil {
+		t.Error("Lemma 3 calibrated at q = 0.1, where no z meets its conditions")
+	}
+	if z, err := NoiseFor(MomentsLemma3, Workload{Q: 0.01, Steps: 1000}, 2, 1e-5); err != nil || z < 1 || z >= 1/(16*0.01) {
+		t.Errorf("Lemma 3's z = %g (%v) outside its conditions", z, err)
 	}
 }

@@ -1,7 +1,10 @@
 package accounting
 
 import (
+	"cmp"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,7 +84,11 @@ func EpsilonVsStepsFigure(out report.Sink, s StepsStudy) error {
 	if err := out.Figure(p); err != nil {
 		return err
 	}
-	return show(out, CurveTable("steps", xs, curves), nil)
+	if err := show(out, CurveTable("steps", xs, curves), nil); err != nil {
+		return err
+	}
+	out.Markdown(RelativeNote("ε", "T", xs, curves, []int{len(xs) / 2, len(xs) - 1}))
+	return nil
 }
 
 // SizeStudy is the noise-versus-dataset-size figure's workload: Epochs passes with expected batch Batch over
@@ -120,7 +127,42 @@ func NoiseVsSizeFigure(out report.Sink, s SizeStudy) error {
 	if err := out.Figure(p); err != nil {
 		return err
 	}
-	return show(out, CurveTable("n", xs, curves), nil)
+	if err := show(out, CurveTable("n", xs, curves), nil); err != nil {
+		return err
+	}
+	out.Markdown(RelativeNote("z", "n", xs, curves, []int{0, len(xs) - 1}))
+	return nil
+}
+
+// RelativeNote says, at the x values of the given indices, how far each curve lies above the first (the
+// reference, PLD in notebook 01's studies): "ε relative to PLD (Poisson) = 0.55 at T = 100: RDP ×1.74, …".
+// Gaps are "—".
+func RelativeNote(what, xname string, xs []float64, curves []Curve, at []int) string {
+	if len(curves) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for k, i := range at {
+		if i < 0 || i >= len(xs) || (k > 0 && i == at[k-1]) {
+			continue
+		}
+		ref := curves[0].Y[i]
+		fmt.Fprintf(&b, "* %s relative to %s = %s at %s = %s:", what, curves[0].Method, sig4(ref), xname, num(xs[i]))
+		for j, c := range curves[1:] {
+			sep := ","
+			if j == 0 {
+				sep = ""
+			}
+			r := c.Y[i] / ref
+			if math.IsNaN(r) || math.IsInf(r, 0) {
+				fmt.Fprintf(&b, "%s %s —", sep, c.Method)
+				continue
+			}
+			fmt.Fprintf(&b, "%s %s ×%.3g", sep, c.Method, r)
+		}
+		b.WriteString(".\n")
+	}
+	return b.String()
 }
 
 // ExplorerDeltas are the δ the explorer offers, and ExplorerDeltaLabels their names in its drop-down list.
@@ -163,6 +205,16 @@ func SharmaConstants(out report.Sink, rows []SharmaRow) error {
 	return show(out, t, err)
 }
 
+// SharmaPaperConstants shows SharmaTable for SharmaPaperRows(eps): DataRelease's constants at overall ε with
+// the paper's budget split, as the reproduction package sharma runs it.
+func SharmaPaperConstants(out report.Sink, eps float64) error {
+	rows, err := SharmaPaperRows(eps)
+	if err != nil {
+		return err
+	}
+	return SharmaConstants(out, rows)
+}
+
 // SeoYangConstants shows SeoYangTable: Seo & Yang's eq. (3) σ, the §2.1 typo, the analytic σ and what the
 // per-step releases compose to, for each per-step ε at δ.
 func SeoYangConstants(out report.Sink, epsilons []float64, delta float64) error {
@@ -171,13 +223,65 @@ func SeoYangConstants(out report.Sink, epsilons []float64, delta float64) error 
 }
 
 // AuditTable audits every case of Catalog with cfg (cfg.Delta is each case's own), with a progress bar over
-// all runs (both variants, both inputs, the threshold-choosing half and the test half), and shows CatalogTable.
+// all runs (both variants, both inputs, the threshold-choosing half and the test half), shows CatalogTable
+// and then AuditSummary, so that what the notebook says about the audit comes from this run.
 func AuditTable(out report.Sink, cfg audit.Config) error {
 	cases := Catalog()
 	bar := out.Bar("audit runs", len(cases)*2*4*cfg.Runs)
 	rs, err := audit.AuditCatalog(cases, cfg, bar)
 	bar.Done()
-	return show(out, CatalogTable(rs), err)
+	if err := show(out, CatalogTable(rs), err); err != nil {
+		return err
+	}
+	out.Markdown(AuditSummary(rs))
+	return nil
+}
+
+// AuditSummary states what the audit results show: how many valid variants audit below their claim and how
+// many broken ones are caught, each valid variant's audited lower bound as a fraction of its claim (largest
+// first), and, where the audited pair's exact ε is known, that exact ε beside the claim: no audit can
+// exceed it, so a pair whose exact ε is below the claim means the accounting, not only the audit, is loose.
+func AuditSummary(rs []audit.CaseResult) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	below, caught := 0, 0
+	for _, r := range rs {
+		if r.Valid.EpsilonLower <= r.Case.Epsilon {
+			below++
+		}
+		if r.Broken.EpsilonLower > r.Case.Epsilon {
+			caught++
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**In this run** (%.0f%% lower bounds): %d of %d valid implementations audit below their claim, and %d of %d broken variants are caught.\n\n",
+		100*rs[0].Valid.Confidence, below, len(rs), caught, len(rs))
+	order := make([]int, len(rs))
+	for i := range order {
+		order[i] = i
+	}
+	ratio := func(i int) float64 { return rs[i].Valid.EpsilonLower / rs[i].Case.Epsilon }
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(ratio(j), ratio(i)) })
+	b.WriteString("* audited ε of the valid variant as a fraction of its claim:")
+	for k, i := range order {
+		sep := ","
+		if k == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(&b, "%s %s %.2g", sep, rs[i].Case.Name, ratio(i))
+	}
+	b.WriteString(".\n")
+	var exact []string
+	for _, r := range rs {
+		if r.Case.PairEpsilon > 0 {
+			exact = append(exact, fmt.Sprintf("%s %.3g (claimed %g)", r.Case.Name, r.Case.PairEpsilon, r.Case.Epsilon))
+		}
+	}
+	if len(exact) > 0 {
+		fmt.Fprintf(&b, "* exact ε of the audited pair, which bounds any audit of it: %s.\n", strings.Join(exact, ", "))
+	}
+	return b.String()
 }
 
 // floats converts step counts or sizes to plot coordinates.

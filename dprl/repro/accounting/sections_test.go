@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dprl-project/dprl/dprl/audit"
+	"github.com/dprl-project/dprl/dprl/fnq"
 	"github.com/dprl-project/dprl/dprl/report"
 )
 
@@ -56,6 +58,10 @@ func TestSections(t *testing.T) {
 			return SharmaConstants(o, []SharmaRow{{"a", 10, 1.0 / 3000, 25, 200, 0.02}})
 		},
 			func(o report.Sink) error { return SharmaConstants(o, []SharmaRow{{"a", 0, 1.0 / 3000, 25, 200, 0.02}}) }, 1},
+		"SharmaPaperConstants": {func(o report.Sink) error { return SharmaPaperConstants(o, 10) },
+			func(o report.Sink) error { return SharmaPaperConstants(o, -1) }, 4},
+		"WangHegdeConstants": {func(o report.Sink) error { return WangHegdeConstants(o, WangHegdeCalibrations[:1]) },
+			func(o report.Sink) error { return WangHegdeConstants(o, []fnq.Calibration{{Epsilon: 2}}) }, 1},
 		"SeoYangConstants": {func(o report.Sink) error { return SeoYangConstants(o, []float64{1}, 1e-6) },
 			func(o report.Sink) error { return SeoYangConstants(o, []float64{1}, 0) }, 1},
 	} {
@@ -168,5 +174,36 @@ func TestPrivateMean(t *testing.T) {
 		if err := PrivateMean(report.Discard, bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
+	}
+}
+
+// TestAuditSummary: the summary counts valid variants below and broken ones above their claims, orders the
+// audited fractions, and lists the pairs' exact ε where known, from the results alone.
+func TestAuditSummary(t *testing.T) {
+	res := func(lo float64) *audit.Result { return &audit.Result{EpsilonLower: lo, Confidence: 0.95} }
+	rs := []audit.CaseResult{
+		{Case: audit.Case{Name: "A", Epsilon: 1, PairEpsilon: 0.5}, Valid: res(0.2), Broken: res(3)},
+		{Case: audit.Case{Name: "B", Epsilon: 2}, Valid: res(2.5), Broken: res(1)},
+	}
+	got := AuditSummary(rs)
+	for _, want := range []string{"1 of 2 valid implementations audit below their claim", "1 of 2 broken variants are caught",
+		"fraction of its claim: B 1.2, A 0.2.", "A 0.5 (claimed 1)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary\n%s\nlacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "B 0") || AuditSummary(nil) != "" {
+		t.Errorf("summary %q", got)
+	}
+}
+
+// TestRelativeNote: ratios to the first curve at the chosen points, a gap as "—", repeated points once.
+func TestRelativeNote(t *testing.T) {
+	xs := []float64{10, 1000}
+	cs := []Curve{{PLD, []float64{1, 2}}, {RDP, []float64{1.5, math.NaN()}}}
+	got := RelativeNote("ε", "T", xs, cs, []int{0, 1, 1})
+	want := "* ε relative to PLD (Poisson) = 1 at T = 10: RDP (Poisson) ×1.5.\n* ε relative to PLD (Poisson) = 2 at T = 1000: RDP (Poisson) —.\n"
+	if got != want {
+		t.Errorf("note\n%q\nwant\n%q", got, want)
 	}
 }
