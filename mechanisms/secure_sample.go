@@ -181,12 +181,12 @@ func ratOfSquare(v float64) (p, q *big.Int) {
 // Algorithm 3): propose Y from the discrete Laplace with scale t = ⌊σ⌋ + 1 and accept it with probability
 // exp(−(|Y| − σ²/t)²/(2σ²)), evaluated as a Bernoulli of a rational exponent.
 type discreteGaussianSampler struct {
-	p, q, t  *big.Int
-	tU       uint64
-	twoPQT2  *big.Int // 2·p·q·t², the exponent's denominator
-	qt       *big.Int // q·t
-	num      big.Int
-	s        bigScratch
+	p, q, t *big.Int
+	tU      uint64
+	twoPQT2 *big.Int // 2·p·q·t², the exponent's denominator
+	qt      *big.Int // q·t
+	num     big.Int
+	s       bigScratch
 }
 
 func newDiscreteGaussianSampler(sigma float64) *discreteGaussianSampler {
