@@ -148,6 +148,12 @@ func says1(sorted []float64, thr float64, above bool) int {
 // runs/minShareInv is the fewest selection runs on which a candidate threshold must decide each way: 1%.
 const minShareInv = 100
 
+// supported reports whether a test that says "input 1" on says1 of total selection runs decides each way on
+// at least 1% of them (a perfectly separating threshold qualifies).
+func supported(says1, total int) bool {
+	return says1*minShareInv >= total && (total-says1)*minShareInv >= total
+}
+
 // chooseThreshold tries up to 1000 thresholds (evenly spaced ranks of the pooled selection runs), in both
 // directions, and keeps the one with the largest confidence-corrected ε on the selection runs: a point
 // estimate would favour far-tail thresholds whose few errors the intervals then swamp.
@@ -166,8 +172,7 @@ func chooseThreshold(s0, s1 []float64, delta, conf float64) (float64, bool) {
 			// A threshold that almost never says "1" (or "0") is judged on a handful of runs: the winner's
 			// curse would pick one whose test-run interval is wide open. Each decision must be made on at
 			// least 1% of the runs (a perfectly separating threshold qualifies).
-			says1, total := fp+len(a1)-fn, len(a0)+len(a1)
-			if says1*minShareInv < total || (total-says1)*minShareInv < total {
+			if !supported(fp+len(a1)-fn, len(a0)+len(a1)) {
 				continue
 			}
 			if e := lowerBound(fp, len(a0), fn, len(a1), delta, conf); e > best {

@@ -225,16 +225,25 @@ func (c TrainConfig) Budget(m, limit int) (int, error) {
 	return mechanisms.MaxSteps(newPLD, c.StepEvent(m), c.Epsilon, c.Delta, limit)
 }
 
-// SpentEpsilon is ε at δ2 after steps steps.
+// SpentEpsilon is ε at δ2 after steps steps. Results are cached (Train ends every run with this
+// accounting, and experiments and audits repeat configurations).
 func (c TrainConfig) SpentEpsilon(m, steps int) (float64, error) {
 	if err := param.First(c.checkAccounting(m, false), check.AtLeast("steps", steps, 0)); err != nil {
 		return 0, err
+	}
+	key := spentKey{c.P, float64(c.Batch) / float64(m), c.NoiseMultiplier, c.Delta, c.Accounting, steps}
+	if e, ok := spentCache.get(key); ok {
+		return e, nil
 	}
 	a, _ := newPLD()
 	if err := a.Compose(c.StepEvent(m), steps); err != nil {
 		return 0, err
 	}
-	return a.Epsilon(c.Delta)
+	e, err := a.Epsilon(c.Delta)
+	if err == nil {
+		spentCache.put(key, e)
+	}
+	return e, err
 }
 
 // Train runs Selective DP-SGD on the release rel of the log data (rel nil: no stable data, every

@@ -5,19 +5,22 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/dprl-project/dprl/dprl/audit"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro/balle2016"
 	"github.com/dprl-project/dprl/dprl/repro/seoyang2020"
 	"github.com/dprl-project/dprl/dprl/repro/sharma"
+	"github.com/dprl-project/dprl/dprl/repro/wanghegde2019"
 	"github.com/dprl-project/dprl/dprl/repro/xie2019"
 )
 
 // TightCatalog is every row of the tight audit table (issue #19), in order: the mechanisms (Gaussian,
 // Laplace, sparse vector, functional noise, DP-SGD one step, 100 steps and one run), then each paper's
-// pipeline (DP-LSW, GPOPE, DataRelease, Selective DP-SGD, the actor–critic), each with its valid or
-// corrected variant and its broken or published one.
+// pipeline (functional-noise Q-learning end to end, DP-LSW, DP-LSL, GPOPE, DataRelease, Selective DP-SGD
+// threshold and one run, Sharma et al.'s pipeline end to end, the actor–critic), each with its valid or
+// corrected variant and its broken or published ones.
 func TightCatalog() ([]audit.Target, error) {
 	var ts []audit.Target
 	ts = append(ts, audit.GaussianTargets()...)
@@ -26,7 +29,17 @@ func TightCatalog() ([]audit.Target, error) {
 	ts = append(ts, audit.OUDiracTargets()...)
 	ts = append(ts, DPSGDTargets()...)
 	ts = append(ts, DPSGDOneRunTargets(4)...)
+	fq, err := wanghegde2019.FNQTargets()
+	if err != nil {
+		return nil, err
+	}
+	ts = append(ts, fq...)
 	ts = append(ts, balle2016.DPLSWTargets()...)
+	lsl, err := balle2016.DPLSLTargets()
+	if err != nil {
+		return nil, err
+	}
+	ts = append(ts, lsl...)
 	ts = append(ts, xie2019.GPOPETargets()...)
 	ts = append(ts, xie2019.GPOPEOneRunTargets(2)...)
 	ts = append(ts, sharma.DataReleaseTargets()...)
@@ -35,6 +48,16 @@ func TightCatalog() ([]audit.Target, error) {
 		return nil, err
 	}
 	ts = append(ts, sel...)
+	one, err := sharma.SelectiveOneRunTargets(1000, 1)
+	if err != nil {
+		return nil, err
+	}
+	ts = append(ts, one...)
+	e2e, err := sharma.E2ETargets(sharma.DefaultE2ESetting())
+	if err != nil {
+		return nil, err
+	}
+	ts = append(ts, e2e...)
 	ts = append(ts, seoyang2020.ActorCriticTargets()...)
 	return ts, nil
 }
@@ -98,7 +121,8 @@ func AuditMarkdownTable(rs []audit.TargetResult) string {
 		if pair == "" {
 			pair = "—"
 		}
-		s += fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", row[0], row[10], row[7], row[2], row[3], row[4], row[5],
+		cell := func(x string) string { return strings.ReplaceAll(x, "|", `\|`) }
+		s += fmt.Sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cell(row[0]), cell(row[10]), row[7], row[2], row[3], row[4], row[5],
 			pair, row[11], row[6], row[9], row[14])
 	}
 	return s
@@ -125,8 +149,13 @@ func ShowAuditTable(out report.Sink, rs []audit.TargetResult) {
 	}
 }
 
-// GaussianSweep is the analytic Gaussian's tight audit at growing run counts (per input and half).
+// SweepRepeats is how many independent audits GaussianSweep runs at each run count (audit.SweepRepeated).
+const SweepRepeats = 4
+
+// GaussianSweep is the analytic Gaussian's tight audit at growing run counts (per input and half): at each
+// count the best of SweepRepeats independent audits, each at confidence 1 − 0.05/SweepRepeats, so every
+// bound is still a 95% lower bound (audit.SweepRepeated).
 func GaussianSweep(runs []int, seed uint64) ([]*audit.TightResult, error) {
 	c := audit.GaussianCase()
-	return audit.Sweep(c.Valid, audit.Config{Delta: c.Delta, Seed: seed}, runs, nil)
+	return audit.SweepRepeated(c.Valid, audit.Config{Delta: c.Delta, Seed: seed}, runs, SweepRepeats, nil)
 }
