@@ -11,8 +11,9 @@ func Quick() bool {
 	return v != "" && v != "0"
 }
 
-// Size returns full, or quick in quick mode: notebooks size their experiments with it.
-func Size(full, quick int) int {
+// Size returns full, or quick in quick mode: notebooks size their experiments with it (counts, or
+// fractions such as an audit's share of its runs).
+func Size[T int | float64](full, quick T) T {
 	if Quick() {
 		return quick
 	}
