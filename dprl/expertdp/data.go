@@ -44,7 +44,8 @@ func (d *Data) Transitions() int {
 	return n
 }
 
-// MaxLen is L = max |τ| over the log.
+// MaxLen is the longest trajectory of the log, max |τ|. It depends on the data, so it is for display only:
+// DataRelease's bound L is public (ReleaseParams.L, Domain.DemoLen).
 func (d *Data) MaxLen() int {
 	l := 0
 	for i := range d.Trajs {

@@ -29,8 +29,14 @@
 // and T of them compose by advanced composition with slack δ1/2 to (ε1, δ1) (Theorem 5.5).
 // CompositionEpsilon is what Dwork & Roth's Theorem 3.20 certifies for that composition.
 //
-// L is the domain's public demonstration bound Domain.DemoLen, never the data's longest trajectory (which
-// would make the threshold depend on the data); no prefix longer than L is queried (Release.Cut).
+// L is a public demonstration bound (ReleaseParams.L, by default the domain's Domain.DemoLen), never the
+// data's longest trajectory (which would make the threshold depend on the data; Data.MaxLen is for display
+// only); no prefix longer than L is queried (Release.Cut).
+//
+// The analysis draws every examined trajectory afresh (an expert, then a rollout). DataRelease walks a
+// fixed log instead, and there the guarantee is (ε1 + ln(1/(1 − p_T)), δ1 + p_T) (FixedLogGuarantee), where
+// p_T ≈ T/m is the probability that one expert's trajectories are among the T examined (FixedLogDelta):
+// 8.3·10⁻³ at the paper's T = 25 and m = 3000, some 25 times δ1.
 //
 // # Selective DP-SGD
 //
@@ -39,10 +45,11 @@
 // p = 1 without stable data is the baseline) Poisson-samples experts at rate b/m, takes one transition from
 // each sampled expert, clips each gradient to C (1 by default), adds N(0, s²C²) to the sum and divides by b.
 // An expert's data thus enters a step through one clipped gradient. Accounting (PLD, grid 10⁻³):
-//   - AccountingPaper: every step is a Poisson-subsampled Gaussian at rate q = p·b/m, noise multiplier s;
-//   - AccountingMixed: with probability p a Poisson(b/m) Gaussian step and otherwise a noiseless step that
-//     shows it was not private (mechanisms.Mixed). This is exact when every iterate is released, and costs
-//     more than the paper's accounting for p < 1.
+//   - AccountingMixed, the zero value: with probability p a Poisson(b/m) Gaussian step and otherwise a
+//     noiseless step that shows it was not private (mechanisms.Mixed). This is exact when every iterate is
+//     released, and costs more than the paper's accounting for 0 < p < 1;
+//   - AccountingPaper, only when asked for: every step is a Poisson-subsampled Gaussian at rate q = p·b/m,
+//     noise multiplier s. It is optimistic for 0 < p < 1 (the iterates reveal which steps were private).
 //
 // With NoiseMultiplier 0, s is calibrated so that MaxSteps steps spend exactly (ε2, δ2). The whole pipeline
 // is (ε1 + ε2, δ1 + δ2)-DP (Theorem 5.6). Sharma et al. take δ = 1/m and, for ε ≥ 7.5, split the budget as
@@ -74,7 +81,8 @@
 //     general Theorem 3.20 still certifies at most ε1 in every setting used (4.6–6.6), so the claim
 //     survives.
 //   - The analysis models each examined trajectory as a fresh draw (an expert, then a rollout), while the
-//     algorithm walks a reshuffled fixed log without replacement.
+//     algorithm walks a reshuffled fixed log without replacement: on the log the release certifies only
+//     (ε1 + ln(1/(1 − p_T)), δ1 + p_T) with p_T ≈ T/m (FixedLogDelta), a δ some 25 times δ1.
 //   - The paper's DP-SGD accounting assumes Poisson sampling; here steps do sample that way.
 //   - Long demonstrations make stable prefixes rare: θ̂ grows like (4/ε′)·ln(2TL/δ1), and for LunarLander
 //     with L = 1000 the stable set is essentially empty.

@@ -37,3 +37,18 @@ func ExampleTrainConfig_StepEvent() {
 	// q = p·b/m (paper): PoissonSampled(q=0.01, Gaussian(z=20))
 	// mixture (exact): Mixed(p=0.5, PoissonSampled(q=0.02, Gaussian(z=20)))
 }
+
+// What walking a fixed log costs DataRelease: with m = 3000 experts of N = 4 trajectories each and T = 25
+// examined, one expert's trajectories are examined with probability p_T ≈ T/m, and a release budgeted
+// (7.5, 0.9/3000) in the paper's model of fresh draws certifies only (ε1 + ln(1/(1 − p_T)), δ1 + p_T).
+func ExampleFixedLogDelta() {
+	pT, err := expertdp.FixedLogDelta(3000*4, 4, 25)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	eps, delta := expertdp.FixedLogGuarantee(7.5, 0.9/3000, pT)
+	fmt.Printf("p_T = %.2g (T/m = %.2g); on the log: (%.3f, %.2g) instead of (7.5, %.2g)\n", pT, 25.0/3000, eps, delta, 0.9/3000)
+	// Output:
+	// p_T = 0.0083 (T/m = 0.0083); on the log: (7.508, 0.0086) instead of (7.5, 0.0003)
+}

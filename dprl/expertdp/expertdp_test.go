@@ -281,9 +281,13 @@ func TestBatchRule(t *testing.T) {
 	}
 }
 
-// The accounting: the paper's q = p·b/m, the exact mixture beside it, and the calibration hitting ε2.
+// The accounting: the exact mixture is the zero value; the paper's q = p·b/m only when asked for, and
+// optimistic; the calibration hits ε2; a value outside the constants is rejected.
 func TestAccountingRate(t *testing.T) {
-	cfg := TrainConfig{P: 0.8, Batch: 128, NoiseMultiplier: 2, Epsilon: 2.5, Delta: 1e-5}
+	if _, ok := (TrainConfig{P: 0.8, Batch: 128, NoiseMultiplier: 2}).StepEvent(3000).(mechanisms.Mixed); !ok {
+		t.Fatalf("the zero Accounting gives %v, want the exact mixture", (TrainConfig{P: 0.8, Batch: 128, NoiseMultiplier: 2}).StepEvent(3000))
+	}
+	cfg := TrainConfig{P: 0.8, Batch: 128, NoiseMultiplier: 2, Epsilon: 2.5, Delta: 1e-5, Accounting: AccountingPaper}
 	ev, ok := cfg.StepEvent(3000).(mechanisms.PoissonSampled)
 	if !ok || math.Abs(ev.Q-0.8*128/3000.0) > 1e-15 || ev.Event != (mechanisms.GaussianEvent{NoiseMultiplier: 2}) {
 		t.Fatalf("paper step event %v, want PoissonSampled(q = p·b/m = %g, Gaussian(z = 2))", cfg.StepEvent(3000), 0.8*128/3000.0)
@@ -313,6 +317,41 @@ func TestAccountingRate(t *testing.T) {
 	below, _ := cfg.SpentEpsilon(3000, 2000)
 	if at > cfg.Epsilon || below <= cfg.Epsilon {
 		t.Errorf("calibrated s = %g: ε %g at s and %g at 0.99·s around the target %g", s, at, below, cfg.Epsilon)
+	}
+	if e, err := (TrainConfig{Batch: 128, Delta: 1e-5}).SpentEpsilon(3000, 100); e != 0 || err != nil {
+		t.Errorf("P = 0 spends %g (%v), want 0", e, err)
+	}
+	cfg.Accounting = Accounting(2)
+	if _, err := cfg.SpentEpsilon(3000, 10); err == nil {
+		t.Error("Accounting(2) accepted")
+	}
+}
+
+// FixedLogDelta is the chance that one expert's trajectories are among the T examined: T/n exactly for one
+// trajectory per expert, 1 − C(n−N, T)/C(n, T) in general (checked against a direct count), ≈ T/m; and
+// FixedLogGuarantee adds it to δ1 and ln(1/(1 − p_T)) to ε1.
+func TestFixedLogDelta(t *testing.T) {
+	if p, err := FixedLogDelta(3000, 1, 100); err != nil || math.Abs(p-100.0/3000) > 1e-12 {
+		t.Errorf("N = 1: %g (%v), want T/n = %g", p, err, 100.0/3000)
+	}
+	// n = 6, N = 2, T = 2: C(4, 2)/C(6, 2) = 6/15 of the pairs avoid the expert.
+	if p, _ := FixedLogDelta(6, 2, 2); math.Abs(p-9.0/15) > 1e-12 {
+		t.Errorf("n = 6, N = 2, T = 2: %g, want 9/15", p)
+	}
+	p, _ := FixedLogDelta(12000, 4, 25) // CartPole here: m = 3000, N = 4, T = 25
+	if math.Abs(p-25.0/3000) > 1e-4 || p > 25.0/3000 {
+		t.Errorf("m = 3000, N = 4, T = 25: %g, want just under T/m = %g", p, 25.0/3000)
+	}
+	if p, _ := FixedLogDelta(5, 3, 3); p != 1 {
+		t.Errorf("T > n − N: %g, want 1", p)
+	}
+	for _, bad := range [][3]int{{10, 0, 1}, {10, 1, 0}, {10, 1, 11}, {2, 3, 1}} {
+		if _, err := FixedLogDelta(bad[0], bad[1], bad[2]); err == nil {
+			t.Errorf("FixedLogDelta%v accepted", bad)
+		}
+	}
+	if e, d := FixedLogGuarantee(7.5, 3e-4, p); math.Abs(e-(7.5-math.Log(1-p))) > 1e-12 || d != 3e-4+p {
+		t.Errorf("guarantee (%g, %g)", e, d)
 	}
 }
 
@@ -421,9 +460,9 @@ func TestTrainLearns(t *testing.T) {
 }
 
 // TestDataReleaseEnforcesL: δ' = δ1/(2TL) rests on no examined trajectory being queried past L prefixes.
-// L is the domain's public DemoLen (the old code took the data's longest trajectory, so the threshold
-// depended on the data, and never bounded the queries): with DemoLen = 5 no stable prefix exceeds 5 and the
-// shortened trajectories are counted.
+// L is public: ReleaseParams.L, or the domain's DemoLen when it is 0 (the old code took the data's longest
+// trajectory, so the threshold depended on the data, and never bounded the queries): with DemoLen = 5 no
+// stable prefix exceeds 5 and the shortened trajectories are counted; an explicit L overrides DemoLen.
 func TestDataReleaseEnforcesL(t *testing.T) {
 	e, data := cartpole(t)
 	short := *e
@@ -441,6 +480,16 @@ func TestDataReleaseEnforcesL(t *testing.T) {
 		if k > 5 {
 			t.Errorf("examined trajectory %d kept a prefix of %d > L = 5", j, k)
 		}
+	}
+	rel, err = DataRelease(data, &short, ReleaseParams{Epsilon: 3e5, Delta: 0.5, PMin: 0.02, T: 40, L: 3, Src: rand.NewPCG(5, 6)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel.Constants.L != 3 || slices.Max(rel.StableLen) > 3 {
+		t.Errorf("L = 3 asked: L = %d, longest stable prefix %d", rel.Constants.L, slices.Max(rel.StableLen))
+	}
+	if _, err := DataRelease(data, &short, ReleaseParams{Epsilon: 1, Delta: 0.5, PMin: 0.02, T: 1, L: -1, Src: rand.NewPCG(5, 6)}); err == nil {
+		t.Error("L = −1 accepted")
 	}
 	dom.DemoLen = 0
 	if _, err := DataRelease(data, &short, ReleaseParams{Epsilon: 1, Delta: 0.5, PMin: 0.02, T: 1, Src: rand.NewPCG(5, 6)}); err == nil {

@@ -145,7 +145,11 @@ type ReleaseParams struct {
 	Epsilon, Delta float64 // (ε1, δ1)
 	PMin           float64
 	T              int // unstable query cutoff: the number of trajectories examined, ≤ N·m
-	Src            rand.Source
+	// L is the public bound on a demonstration's length that enters δ' = δ1/(2TL); 0 takes the domain's
+	// Domain.DemoLen. It must not be read off the data (Data.MaxLen would make the threshold depend on
+	// the data); no prefix longer than L is queried.
+	L   int
+	Src rand.Source
 }
 
 // Release is DataRelease's output and what it did.
@@ -156,9 +160,42 @@ type Release struct {
 	Stable    []Segment
 	Unstable  []Segment // the tails of the examined trajectories and every other trajectory
 	Queries   int       // prefix queries answered
-	// Cut counts examined trajectories longer than the public bound L = Domain.DemoLen: their prefixes are
-	// queried up to length L only (the rest stays unstable), so δ' = δ1/(2TL) holds.
+	// Cut counts examined trajectories longer than the public bound L (ReleaseParams.L): their prefixes
+	// are queried up to length L only (the rest stays unstable), so δ' = δ1/(2TL) holds.
 	Cut int
+}
+
+// FixedLogDelta is what walking a fixed log, rather than drawing fresh trajectories, adds to
+// DataRelease's δ: the probability that at least one of one expert's trajectories is among the T examined,
+// for a log of n trajectories in which no expert has more than perExpert (a public bound),
+//
+//	p_T = 1 − Π_{i<T} (n − perExpert − i)/(n − i)  (≈ T·perExpert/n = T/m when every expert has perExpert).
+//
+// Couple the reshuffles of neighbouring logs: unless one of the differing expert's trajectories is
+// examined (probability p_T), the examined trajectories are identically distributed and only the prefix
+// counts differ, by at most 1, which is what the sparse-vector analysis covers. So a release that is
+// (ε1, δ1)-DP in the paper's model of fresh draws is, on a fixed log, (ε1 + ln(1/(1 − p_T)), δ1 + p_T)-DP
+// (FixedLogGuarantee). p_T is far above δ1 = O(1/m) at the paper's T: at T = 25, m = 3000 it is 8.3·10⁻³
+// against δ1 = 3·10⁻⁴ (a δ of T/m allows publishing T experts' data outright).
+func FixedLogDelta(n, perExpert, T int) (float64, error) {
+	if err := param.First(check.AtLeast("perExpert", perExpert, 1), check.Int("T", T, 1, max(n, 1)),
+		check.AtLeast("n", n, perExpert)); err != nil {
+		return 0, err
+	}
+	keep := 1.0 // probability that none of the expert's trajectories is examined
+	for i := range T {
+		if n-perExpert-i <= 0 {
+			return 1, nil
+		}
+		keep *= float64(n-perExpert-i) / float64(n-i)
+	}
+	return 1 - keep, nil
+}
+
+// FixedLogGuarantee is the (ε, δ) a release with budget (ε1, δ1) in the paper's model certifies on a fixed
+// log whose examination probability is pT (FixedLogDelta): (ε1 + ln(1/(1 − pT)), δ1 + pT).
+func FixedLogGuarantee(eps1, delta1, pT float64) (eps, delta float64) {
+	return eps1 - math.Log1p(-pT), delta1 + pT
 }
 
 // StableTransitions is |D_stable| in transitions.
@@ -174,9 +211,10 @@ func (r *Release) StableTransitions() int {
 // trajectories draw θ̂ = θ + (4/ε')·ln(1/δ') + Lap(2/ε') and query its prefixes in order with
 // PrefixQuery (count + Lap(4/ε') > θ̂), keeping the longest prefix that passed. It is (ε1, δ1)-DP for
 // expert-level neighbours under the paper's analysis (which models each examined trajectory as a fresh
-// draw; package doc, "Caveats"). L is the domain's public demonstration bound e.Domain.DemoLen, not the
-// data's longest trajectory (which would make the threshold depend on the data); no prefix longer than L
-// is queried (Release.Cut counts the trajectories this shortens).
+// draw; package doc, "Caveats"). L is a public demonstration bound (p.L, by default e.Domain.DemoLen), never
+// the data's longest trajectory (which would make the threshold depend on the data); no prefix longer than L
+// is queried (Release.Cut counts the trajectories this shortens). On a fixed log the guarantee is weaker
+// than (ε1, δ1): FixedLogDelta and FixedLogGuarantee say by how much.
 func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {
 	if data == nil || len(data.Trajs) == 0 {
 		return nil, check.Missing("data", "a log with at least one trajectory")
@@ -200,10 +238,16 @@ func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {
 	if p.T > len(data.Trajs) {
 		return nil, &mechanisms.ParamError{Pkg: "expertdp", Param: "T", Value: float64(p.T), Allowed: fmt.Sprintf("[1, %d] (the log's trajectories)", len(data.Trajs))}
 	}
-	if e.Domain.DemoLen < 1 {
+	L := p.L
+	switch {
+	case L < 0:
+		return nil, check.AtLeast("L", L, 0)
+	case L == 0 && e.Domain.DemoLen < 1:
 		return nil, check.AtLeast("Domain.DemoLen", e.Domain.DemoLen, 1)
+	case L == 0:
+		L = e.Domain.DemoLen
 	}
-	c, err := Constants(p.Epsilon, p.Delta, p.PMin, p.T, e.Domain.DemoLen)
+	c, err := Constants(p.Epsilon, p.Delta, p.PMin, p.T, L)
 	if err != nil {
 		return nil, err
 	}

@@ -16,8 +16,9 @@ import (
 // neighbouring expert sets are m = 140 experts that all play τ's actions greedily, against the same plus one
 // more such expert: the worst case, moving every prefix count by its largest possible amount,
 // (1 − p_min)^k. ε1 = √(32·ln(2/δ1)) at δ1 = 0.01 makes ε' = 1, and m puts the counts near the threshold
-// (θ̂ ≈ 115, so about 10 steps pass). The statistic is the released stable prefix length. The broken variant
-// runs the same loop with a tenth of both Laplace noises.
+// (θ̂ ≈ 115, so about 10 steps pass). The public length bound is τ's, L = 40, in both variants. The
+// statistic is the released stable prefix length. The broken variant runs the same loop with a tenth of
+// both Laplace noises.
 func DataReleaseCase() audit.Case {
 	const m, L, pMin, delta1 = 140, 40, 0.02, 0.01
 	eps1 := math.Sqrt(32 * math.Log(2/delta1))
@@ -42,7 +43,7 @@ func DataReleaseCase() audit.Case {
 	}
 	c, _ := expertdp.Constants(eps1, delta1, pMin, 1, L)
 	valid := audit.Procedure{Name: "DataRelease round", Run: func(nb int, src rand.Source) (float64, error) {
-		r, err := expertdp.DataRelease(logs[nb], sets[nb], expertdp.ReleaseParams{Epsilon: eps1, Delta: delta1, PMin: pMin, T: 1, Src: src})
+		r, err := expertdp.DataRelease(logs[nb], sets[nb], expertdp.ReleaseParams{Epsilon: eps1, Delta: delta1, PMin: pMin, T: 1, L: L, Src: src})
 		if err != nil {
 			return 0, err
 		}

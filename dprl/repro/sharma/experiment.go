@@ -63,6 +63,9 @@ type Setup struct {
 	Experts *expertdp.Experts
 	Data    *expertdp.Data
 	PMin    float64
+	// PerExpert is N, the number of trajectories each expert contributes: a public bound of the data
+	// collection, which DataRelease's fixed-log δ term (expertdp.FixedLogDelta) needs.
+	PerExpert int
 	// RandomReturn is the uniform policy's mean return and ExpertReturn the best base policy's (greedy, on
 	// the default environment), over the evaluation episode cap: normalised return 0 and 1.
 	RandomReturn, ExpertReturn float64
@@ -98,7 +101,7 @@ func NewSetup(env string, cfg SetupConfig) (*Setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Setup{Domain: d, Experts: e, Data: data, PMin: cfg.PMin}
+	s := &Setup{Domain: d, Experts: e, Data: data, PMin: cfg.PMin, PerExpert: cfg.PerExpert}
 	// References: index 0 the uniform policy, 1… the base policies.
 	refs, err := experiment.Trials(1+cfg.Bases, cfg.Workers, cfg.Seed+2, cfg.Progress, func(i int, src rand.Source) (float64, error) {
 		rng := rand.New(src)
@@ -151,7 +154,7 @@ func (m Method) String() string {
 
 // Job is one training run of an experiment.
 type Job struct {
-	Tag       string // the figure or table the job belongs to
+	Tag       string // the figure or table the job was first generated for
 	Env       string
 	Algorithm expertdp.Algorithm
 	Method    Method
@@ -160,6 +163,44 @@ type Job struct {
 	P         float64 // Ours only
 	Experts   int     // m: the first m experts of the setup (0: all)
 	Seed      int
+	// Accounting calibrates Ours' DP-SGD steps: the exact mixture (the zero value) for every run that is
+	// compared with another; expertdp.AccountingPaper only for runs labelled "published accounting",
+	// which spend more than their nominal ε.
+	Accounting expertdp.Accounting
+}
+
+// Setting is what a job runs, without its tag and seed: jobs of equal settings are runs of the same
+// experiment (seeds apart). Ours without a release (ε1 = 0) on the whole budget with p = 1 is
+// expert-level DP-SGD and has its setting; m = NumExperts is written 0; fields a method does not read are
+// zero.
+type Setting struct {
+	Env        string
+	Algorithm  expertdp.Algorithm
+	Method     Method
+	Epsilon    float64
+	Split      Split
+	P          float64
+	Experts    int
+	Accounting expertdp.Accounting
+}
+
+// Setting is the job's Setting.
+func (j Job) Setting() Setting {
+	c := Setting{Env: j.Env, Algorithm: j.Algorithm, Method: j.Method, Epsilon: j.Epsilon, Split: j.Split, P: j.P, Experts: j.Experts, Accounting: j.Accounting}
+	if c.Experts == NumExperts {
+		c.Experts = 0
+	}
+	switch {
+	case j.Method == Ours && j.Split == (Split{Eps2: j.Epsilon, Delta2: 1}) && j.P == 1:
+		c.Method, c.Split, c.P, c.Accounting = ExpertDPSGD, Split{}, 0, 0
+	case j.Method == NonPrivate:
+		c.Epsilon, c.Split, c.P, c.Accounting = 0, Split{}, 0, 0
+	case j.Method == ExpertDPSGD:
+		c.Split, c.P, c.Accounting = Split{}, 0, 0
+	case j.P == 0 || j.P == 1 || j.Split.Eps2 == 0:
+		c.Accounting = 0 // no mixing: both accountings agree
+	}
+	return c
 }
 
 // Outcome is a job's result.
@@ -169,24 +210,63 @@ type Outcome struct {
 	Steps      int     // gradient steps run
 	Private    int     // of which expert-level DP-SGD steps
 	S          float64 // noise multiplier used
-	Eps2       float64 // ε2 spent by the DP-SGD steps (PLD)
+	Eps2       float64 // ε2 spent by the DP-SGD steps under the job's accounting (PLD)
 	Return     float64 // mean evaluation return
 	Normalized float64
-	Note       string // why a job did not train (e.g. D_stable empty)
+	Note       string // what was special (e.g. D_stable empty: the initial network was evaluated)
+	// Eps2Exact is ε2 at δ2 under the exact mixture accounting at the s and steps used (equal to Eps2 for
+	// runs calibrated with it; larger for "published accounting" runs).
+	Eps2Exact float64 `json:",omitempty"`
+	// FixedLogDelta is p_T, what the fixed log adds to DataRelease's δ1 (expertdp.FixedLogDelta; Ours
+	// with a release).
+	FixedLogDelta float64 `json:",omitempty"`
 }
 
 // ExperimentConfig is shared by every job.
 type ExperimentConfig struct {
-	Learner    expertdp.LearnerConfig // Algorithm is set per job
-	Batch      int                    // b (128)
-	Steps      int                    // steps per run; private runs calibrate s to spend ε2 in exactly these steps
-	Accounting expertdp.Accounting
-	Workers    int
-	Seed       uint64
-	Progress   experiment.Progress // one unit per job
+	Learner  expertdp.LearnerConfig // Algorithm is set per job
+	Batch    int                    // b (128)
+	Steps    int                    // steps per run; private runs calibrate s to spend ε2 in exactly these steps
+	Workers  int
+	Seed     uint64
+	Progress experiment.Progress // one unit per job
 }
 
-// RunJobs runs the jobs in parallel, deterministically per seed (job i gets the stream (Seed, i)).
+// trainConfig is job j's TrainConfig on m experts (learner and seed left to the caller), with batch b and
+// steps steps, and its split with absolute δ's (δ = 1/m). Expert-level DP-SGD is p = 1 on all of (ε, δ);
+// Ours spends (ε2, δ2) in its DP-SGD steps (none when ε2 = 0).
+func trainConfig(j Job, m, batch, steps int) (expertdp.TrainConfig, Split, error) {
+	delta := 1 / float64(m)
+	tc := expertdp.TrainConfig{Batch: batch, MaxSteps: steps, Accounting: j.Accounting}
+	var sp Split
+	switch j.Method {
+	case NonPrivate:
+		tc.NonPrivate = true
+	case ExpertDPSGD:
+		tc.P, tc.Epsilon, tc.Delta = 1, j.Epsilon, delta
+		sp = Split{Eps2: j.Epsilon, Delta2: delta}
+	case Ours:
+		sp = j.Split
+		// A zero ε1 or ε2 skips that part (no data release, or no private steps); neither releases
+		// anything without noise. Negative or NaN budgets are errors.
+		if err := param.First(check.In("Split.Eps1", sp.Eps1, param.NonNegative), check.In("Split.Eps2", sp.Eps2, param.NonNegative)); err != nil {
+			return tc, sp, err
+		}
+		sp.Delta1 *= delta
+		sp.Delta2 *= delta
+		tc.P, tc.Epsilon, tc.Delta = j.P, sp.Eps2, sp.Delta2
+		if sp.Eps2 == 0 {
+			tc.P = 0
+		}
+	default:
+		return tc, sp, check.Errorf("Method", float64(j.Method), "one of Ours (0), ExpertDPSGD (1), NonPrivate (2)")
+	}
+	return tc, sp, nil
+}
+
+// RunJobs runs the jobs in parallel, deterministically per seed (job i gets the stream (Seed, i)). A job of
+// Ours with p = 0 whose release is empty has nothing to train on: Selective DP-SGD then returns its
+// initial network, which is evaluated like a trained one (Note says so).
 func RunJobs(setups map[string]*Setup, jobs []Job, cfg ExperimentConfig) ([]Outcome, error) {
 	if cfg.Batch == 0 {
 		cfg.Batch = 128
@@ -208,51 +288,74 @@ func RunJobs(setups map[string]*Setup, jobs []Job, cfg ExperimentConfig) ([]Outc
 			}
 		}
 		m := experts.Len()
-		delta := 1 / float64(m)
 		rng := rand.New(src)
 		learner := cfg.Learner
 		learner.Algorithm = j.Algorithm
-		tc := expertdp.TrainConfig{Learner: learner, Batch: cfg.Batch, MaxSteps: cfg.Steps, Accounting: cfg.Accounting, Seed: rng.Uint64()}
+		tc, sp, err := trainConfig(j, m, cfg.Batch, cfg.Steps)
+		if err != nil {
+			return Outcome{}, err
+		}
+		tc.Learner, tc.Seed = learner, rng.Uint64()
 		out := Outcome{Job: j}
 		var rel *expertdp.Release
-		switch j.Method {
-		case NonPrivate:
-			tc.NonPrivate = true
-		case ExpertDPSGD:
-			tc.P, tc.Epsilon, tc.Delta = 1, j.Epsilon, delta
-		case Ours:
-			sp := j.Split
-			// A zero ε1 or ε2 skips that part (no data release, or no private steps); neither releases
-			// anything without noise. Negative or NaN budgets are errors.
-			if err := param.First(check.In("Split.Eps1", sp.Eps1, param.NonNegative), check.In("Split.Eps2", sp.Eps2, param.NonNegative)); err != nil {
+		if j.Method == Ours && sp.Eps1 > 0 {
+			if s.PerExpert < 1 {
+				return Outcome{}, check.AtLeast("Setup.PerExpert", s.PerExpert, 1)
+			}
+			rel, err = expertdp.DataRelease(data, experts, expertdp.ReleaseParams{Epsilon: sp.Eps1, Delta: sp.Delta1, PMin: s.PMin, T: sp.T,
+				L: s.Domain.DemoLen, Src: rand.NewPCG(rng.Uint64(), rng.Uint64())})
+			if err != nil {
 				return Outcome{}, err
 			}
-			sp.Delta1 *= delta
-			sp.Delta2 *= delta
-			tc.P, tc.Epsilon, tc.Delta = j.P, sp.Eps2, sp.Delta2
-			if sp.Eps2 == 0 {
-				tc.P = 0
+			out.Stable = rel.StableTransitions()
+			if out.FixedLogDelta, err = expertdp.FixedLogDelta(m*s.PerExpert, s.PerExpert, sp.T); err != nil {
+				return Outcome{}, err
 			}
-			if sp.Eps1 > 0 {
-				var err error
-				rel, err = expertdp.DataRelease(data, experts, expertdp.ReleaseParams{Epsilon: sp.Eps1, Delta: sp.Delta1, PMin: s.PMin, T: sp.T, Src: rand.NewPCG(rng.Uint64(), rng.Uint64())})
-				if err != nil {
-					return Outcome{}, err
-				}
-				out.Stable = rel.StableTransitions()
+		}
+		if j.Method == Ours && tc.P == 0 && out.Stable == 0 {
+			out.Note = "D_stable empty: initial network"
+			if out.Return, err = initialReturn(s.Domain, learner, tc.Seed); err != nil {
+				return Outcome{}, err
 			}
-			if tc.P == 0 && out.Stable == 0 {
-				out.Note = "D_stable empty"
-				out.Return, out.Normalized = math.NaN(), math.NaN()
-				return out, nil
-			}
+			out.Normalized = s.Normalize(out.Return)
+			return out, nil
 		}
 		res, err := expertdp.Train(data, rel, s.Domain, tc)
 		if err != nil {
 			return Outcome{}, err
 		}
 		out.Steps, out.Private, out.S, out.Eps2, out.Return = res.Steps, res.PrivateSteps, res.NoiseMultiplier, res.Epsilon, res.Return
+		out.Eps2Exact = res.Epsilon
+		if tc.Accounting != expertdp.AccountingMixed && tc.P > 0 && tc.P < 1 {
+			exact := tc
+			exact.Accounting, exact.NoiseMultiplier = expertdp.AccountingMixed, res.NoiseMultiplier
+			if out.Eps2Exact, err = exact.SpentEpsilon(m, res.Steps); err != nil {
+				return Outcome{}, err
+			}
+		}
 		out.Normalized = s.Normalize(res.Return)
 		return out, nil
 	})
+}
+
+// initialReturn evaluates the learner's initial network (what Selective DP-SGD returns with no step to
+// take) as expertdp.Train evaluates a trained one: 10 greedy episodes on the default environment.
+func initialReturn(d *expertdp.Domain, cfg expertdp.LearnerConfig, seed uint64) (float64, error) {
+	l, err := expertdp.NewLearner(d, cfg, 1, seed)
+	if err != nil {
+		return 0, err
+	}
+	const episodes = 10
+	rng := rand.New(rand.NewPCG(seed, 3))
+	out := make([]float64, 2*d.NumActions)
+	env := d.Env(d.Default, d.EvalLen)
+	total := 0.0
+	for range episodes {
+		r, err := expertdp.EpisodeReturn(env, rand.NewPCG(rng.Uint64(), rng.Uint64()), func(obs []float64) int { return l.Act(obs, out) })
+		if err != nil {
+			return 0, err
+		}
+		total += r
+	}
+	return total / episodes, nil
 }

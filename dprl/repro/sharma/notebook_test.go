@@ -1,12 +1,15 @@
 package sharma
 
 import (
+	"cmp"
 	"encoding/csv"
+	"math"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/expertdp"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
 )
@@ -31,29 +34,81 @@ func claims(t *testing.T) map[string]repro.Claim {
 	return m
 }
 
-// The default and quick sizes, and the paper's scale; Jobs counts Fig. 3 (2 learners × (non-private + 2
-// methods × 3 ε) per environment and seed), Fig. 4 (3 m × 3 methods per seed) and Table 2 (6 p rows and
-// 3 × 2 low-ε rows per seed).
+// The default and quick sizes, and the paper's scale; Jobs counts each setting and seed once: per seed,
+// Fig. 3 has 26 settings (per environment and learner: non-private, DP-SGD at 3 ε, ours at the ε where it
+// is not DP-SGD: 2 on CartPole, 3 on Acrobot), Fig. 4 adds 6 (3 methods at m = 1000 and 2000), Table 2
+// adds 4 (p = 0 and 1 per learner) and 5 (the low-ε rows but CartPole's DP-SGD at ε = 5), and the
+// published-accounting runs 2: 43 in all.
 func TestNewConfig(t *testing.T) {
 	t.Setenv(experiment.QuickEnv, "1")
 	q := NewConfig(false)
-	if q.Steps != 300 || q.Seeds != 1 || q.Releases != 2 || len(q.Sizes) != 4 || len(q.Fig3Envs) != 2 {
+	if q.Steps != 150 || q.Seeds != 2 || q.Releases != 3 || len(q.Sizes) != 4 || len(q.Fig3Envs) != 2 {
 		t.Errorf("quick config %+v", q)
 	}
-	if n := len(q.Jobs()); n != 2*14+9+12 {
-		t.Errorf("quick: %d jobs, want 49", n)
+	if n := len(q.Jobs()); n != 2*43 {
+		t.Errorf("quick: %d jobs, want 86", n)
 	}
 	t.Setenv(experiment.QuickEnv, "")
 	d := NewConfig(false)
-	if d.Steps != 2000 || d.Seeds != 3 || d.Releases != 5 || d.Sizes[0] != (EnvSize{"cartpole", 4}) || d.Learner.Hidden != nil {
+	if d.Steps != 1000 || d.Seeds != 10 || d.Releases != 10 || d.Sizes[0] != (EnvSize{"cartpole", 4}) || d.Learner.Hidden != nil {
 		t.Errorf("default config %+v", d)
 	}
-	if n := len(d.Jobs()); n != 3*(2*14+9+12) {
-		t.Errorf("default: %d jobs, want 147", n)
+	jobs := d.Jobs()
+	if n := len(jobs); n != 10*43 || len(Settings(jobs)) != 43 {
+		t.Errorf("default: %d jobs of %d settings, want 430 of 43", n, len(Settings(jobs)))
+	}
+	published := 0
+	for _, j := range jobs {
+		if j.Accounting == expertdp.AccountingPaper {
+			published++
+			if j.Tag != "published" || j.Env != "cartpole" || j.Epsilon != 10 {
+				t.Errorf("a run with the paper's accounting outside the labelled ones: %+v", j)
+			}
+		}
+	}
+	if published != 20 {
+		t.Errorf("%d published-accounting runs, want 20", published)
 	}
 	p := NewConfig(true)
 	if p.Steps != 100000 || len(p.Fig3Envs) != 4 || p.Sizes[3] != (EnvSize{"hiv", 20}) || len(p.Learner.Hidden) != 2 || p.Learner.Hidden[0] != 256 {
 		t.Errorf("paper config %+v", p)
+	}
+}
+
+// Settings that run the same experiment are equal: ours without a release on the whole budget is
+// expert-level DP-SGD; Fig. 4 at m = 3000 is Fig. 3's; a non-private run ignores ε; the accounting only
+// matters when ours mixes (0 < p < 1).
+func TestSetting(t *testing.T) {
+	cp5 := Job{Env: "cartpole", Algorithm: expertdp.CQL, Method: Ours, Epsilon: 5, Split: PaperSplit("cartpole", 5, 1, false), P: PaperP("cartpole", expertdp.CQL, 5)}
+	if cp5.Setting() != dpsgdSetting("cartpole", expertdp.CQL, 5, 0) {
+		t.Errorf("ours at ε = 5 on CartPole %+v, want expert-level DP-SGD", cp5.Setting())
+	}
+	if (Job{Env: "acrobot", Algorithm: expertdp.CQL, Method: Ours, Epsilon: 10, Split: PaperSplit("acrobot", 10, 1, false), Experts: NumExperts}).Setting() != oursSetting("acrobot", expertdp.CQL, 10) {
+		t.Error("Fig. 4 at m = 3000 differs from Fig. 3")
+	}
+	if (Job{Env: "cartpole", Method: NonPrivate, Epsilon: 10}).Setting() != nonPrivate("cartpole", expertdp.CQL, 0) {
+		t.Error("non-private setting depends on ε")
+	}
+	ex, pub := costSettings(expertdp.CQL)
+	if ex == pub || table2Setting(expertdp.CQL, 1) != (Job{Env: "cartpole", Method: Ours, Epsilon: 10, Split: PaperSplit("cartpole", 10, 1, false), P: 1, Accounting: expertdp.AccountingPaper}).Setting() {
+		t.Error("accounting: published and exact settings at p = 0.8 should differ, and at p = 1 agree")
+	}
+}
+
+// ContrastCI with coefficients (1, −1) is DiffCI's Welch interval; four groups combine their variances.
+func TestContrastCI(t *testing.T) {
+	a, b := []float64{1, 2, 3, 4}, []float64{0, 0.5, 1, math.NaN(), 3}
+	d, lo, hi := experiment.DiffCI(a, b, 0.95)
+	e, l2, h2, n := ContrastCI([][]float64{a, b}, []float64{1, -1}, 0.95)
+	if math.Abs(d-e) > 1e-12 || math.Abs(lo-l2) > 1e-9 || math.Abs(hi-h2) > 1e-9 || n != 4 {
+		t.Errorf("contrast (%g, %g, %g, %d), DiffCI (%g, %g, %g)", e, l2, h2, n, d, lo, hi)
+	}
+	e, lo, hi, _ = ContrastCI([][]float64{a, b, a, b}, []float64{1, -1, -1, 1}, 0.95)
+	if e != 0 || !(lo < 0 && hi > 0) || !(hi-lo > h2-l2) {
+		t.Errorf("zero contrast: %g [%g, %g]", e, lo, hi)
+	}
+	if _, lo, _, _ := ContrastCI([][]float64{{1}, b}, []float64{1, -1}, 0.95); !math.IsNaN(lo) {
+		t.Error("a one-value group gave an interval")
 	}
 }
 
@@ -72,8 +127,8 @@ func TestGroupPrivacy(t *testing.T) {
 	}
 }
 
-// The constants table has one row per setting, the agreeing-prefix plot is drawn, and the worked example
-// matches the paper's numbers.
+// The constants table has one row per setting with the domain's public L, the agreeing-prefix plot is
+// drawn, and the worked example matches the paper's numbers.
 func TestReleaseConstants(t *testing.T) {
 	private(t)
 	var r report.Recorder
@@ -83,43 +138,87 @@ func TestReleaseConstants(t *testing.T) {
 	if r.Tables() != 1 || r.Figures() != 1 || len(r.Items[0].Rows) != 7 {
 		t.Errorf("%d tables, %d figures, %d rows", r.Tables(), r.Figures(), len(r.Items[0].Rows))
 	}
-	c := claims(t)["const"]
-	if c.Measured != "ε' 0.120, c_min 8.85, θ 443, E[θ̂] 1017" || c.Verdict != "reproduced" {
-		t.Errorf("worked example claim %+v", c)
+	if md := r.Items[len(r.Items)-1].Markdown; !strings.Contains(md, "computed here: "+WorkedExample+" (matches") {
+		t.Errorf("worked example: %q", md)
 	}
-	// LunarLander (L = 1000) has no agreeing prefix at m = 3000.
 	for _, row := range r.Items[0].Rows {
-		if row[0] == "lunarlander" && row[11] != "0" {
-			t.Errorf("LunarLander agreeing prefix %s, want 0", row[11])
+		// LunarLander (L = 1000) has no agreeing prefix at m = 3000; HIV's L is 50.
+		if row[0] == "lunarlander" && (row[11] != "0" || row[4] != "1000") || row[0] == "hiv" && row[4] != "50" {
+			t.Errorf("row %q", row)
 		}
 	}
 }
 
-// fakeOutcomes are the jobs of a one-seed quick configuration with made-up normalised returns: the
-// non-private runs 1, ours 0.9 and expert-level DP-SGD 0.5 (0.5·(1 − m/6000) in Fig. 4, so that the gap grows
-// with m), and Table 1's p the best of Table 2's p rows.
+// fakeOutcomes are the jobs of a ten-seed configuration with made-up normalised returns (seed t adds
+// 0.02·(t − 4.5), so that intervals have width): the non-private runs 1, ours 0.9 and expert-level DP-SGD
+// 0.5 (0.5·(1 − m/6000) in Fig. 4's setting, so that the gain grows with m), Table 1's p the best of Table
+// 2's p rows (0: 0.4, 1: 0.6), and the published-accounting runs 1.05. The one Fig. 4 run of ours at m = 1000 says
+// D_stable was empty.
 func fakeOutcomes() []Outcome {
 	t2 := map[float64]float64{0: 0.4, 1: 0.6}
 	var all []Outcome
-	for _, j := range (Config{Fig3Envs: []string{"cartpole", "acrobot"}, Seeds: 1}).Jobs() {
+	for _, j := range (Config{Fig3Envs: []string{"cartpole", "acrobot"}, Seeds: 10}).Jobs() {
 		o := Outcome{Job: j, Steps: 300, Return: 1}
-		switch j.Method {
-		case NonPrivate:
+		noise := 0.02 * (float64(j.Seed) - 4.5)
+		switch set := j.Setting(); {
+		case set.Method == NonPrivate:
 			o.Normalized = 1
-		case Ours:
+		case set.Method == Ours && set.Accounting == expertdp.AccountingPaper:
+			o.Normalized = 1.05
+		case set.Method == Ours:
 			o.Normalized = 0.9
-			if v, ok := t2[j.P]; ok && j.Tag == "table2-p" {
+			if v, ok := t2[j.P]; ok && j.Env == "cartpole" && j.Epsilon == 10 {
 				o.Normalized = v
 			}
-		case ExpertDPSGD:
+			if j.Experts == 1000 {
+				o.Note = "D_stable empty: initial network"
+			}
+		case set.Method == ExpertDPSGD:
 			o.Normalized = 0.5
-			if j.Tag == "fig4" {
-				o.Normalized = 0.5 * (1 - float64(j.Experts)/6000)
+			if set == dpsgdSetting("acrobot", expertdp.CQL, 10, set.Experts) {
+				o.Normalized = 0.5 * (1 - float64(cmp.Or(j.Experts, NumExperts))/6000)
+			}
+		}
+		o.Normalized += noise
+		if tc, sp, _ := trainConfig(j, NumExperts, 128, 300); !tc.NonPrivate && tc.P > 0 {
+			o.S, o.Private, o.Eps2, o.Eps2Exact = 1, 300, sp.Eps2, sp.Eps2
+			if j.Accounting == expertdp.AccountingPaper {
+				o.Eps2Exact = 1.2 * sp.Eps2
 			}
 		}
 		all = append(all, o)
 	}
 	return all
+}
+
+// fakePrivacy are privacy rows for fakeOutcomes' settings: s = 1 everywhere (as the fake runs), the
+// paper's s 0.8 spending 1.2·ε2.
+func fakePrivacy() []PrivacyRow {
+	var rows []PrivacyRow
+	seen := map[Setting]bool{}
+	for _, j := range (Config{Fig3Envs: []string{"cartpole", "acrobot"}, Seeds: 1}).Jobs() {
+		k := privacyKey(j)
+		if j.Method == NonPrivate || seen[k] {
+			continue
+		}
+		seen[k] = true
+		m := NumExperts
+		if j.Experts > 0 {
+			m = j.Experts
+		}
+		_, sp, _ := trainConfig(j, m, 128, 300)
+		r := PrivacyRow{Method: k.Method, Env: k.Env, M: m, Epsilon: j.Epsilon, Split: sp, P: j.P, Accounting: k.Accounting, Steps: 300, S: 1, Eps2: sp.Eps2, Eps2Exact: sp.Eps2}
+		if r.Published() {
+			r.Eps2Exact = 1.2 * sp.Eps2
+		} else if r.Method == Ours && r.P > 0 && r.P < 1 {
+			r.PaperS, r.PaperEps2Exact = 0.8, 1.2*sp.Eps2
+		}
+		if sp.Eps1 > 0 {
+			r.PT = float64(sp.T) / float64(m)
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 func TestFiguresAndTables(t *testing.T) {
@@ -128,22 +227,37 @@ func TestFiguresAndTables(t *testing.T) {
 	if err := SaveOutcomes(tempFile("outcomes.json"), all); err != nil {
 		t.Fatal(err)
 	}
+	if err := writeJSON(privacyFile(), fakePrivacy()); err != nil {
+		t.Fatal(err)
+	}
 	var r report.Recorder
+	if err := Privacy(&r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Tables() != 1 || len(r.Items[0].Rows) != len(fakePrivacy()) {
+		t.Errorf("Privacy: %d tables", r.Tables())
+	}
+	r = report.Recorder{}
 	if err := Fig3(&r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Figures() != 2 || r.Tables() != 1 {
-		t.Errorf("Fig3: %d figures, %d tables; want 2 and 1", r.Figures(), r.Tables())
+	if r.Figures() != 4 || r.Tables() != 1 {
+		t.Errorf("Fig3: %d figures, %d tables; want 4 and 1", r.Figures(), r.Tables())
 	}
 	r = report.Recorder{}
 	if err := Fig4(&r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Figures() != 1 || r.Tables() != 1 {
-		t.Fatalf("Fig4: %d figures, %d tables; want 1 and 1", r.Figures(), r.Tables())
+	if r.Figures() != 2 || r.Tables() != 1 {
+		t.Fatalf("Fig4: %d figures, %d tables; want 2 and 1", r.Figures(), r.Tables())
 	}
-	rows := r.Items[1].Rows
-	if len(rows) != 6 || rows[0][0] != "1000" || rows[1][0] != "1000" || rows[5][0] != "3000" || rows[0][3] != "ours" || rows[1][3] != "expert-level DP-SGD" {
+	var rows [][]string
+	for _, it := range r.Items {
+		if it.Rows != nil {
+			rows = it.Rows
+		}
+	}
+	if len(rows) != 9 || rows[0][3] != "1000" || rows[0][2] != "non-private" || rows[1][2] != "ours" || rows[1][14] != "D_stable empty: initial network in 10 of 10" || rows[8][3] != "3000" {
 		t.Errorf("Fig4 table rows %q", rows)
 	}
 	r = report.Recorder{}
@@ -153,17 +267,27 @@ func TestFiguresAndTables(t *testing.T) {
 	if r.Tables() != 2 || len(r.Items[0].Rows) != 6 || len(r.Items[1].Rows) != 6 {
 		t.Errorf("Table2: %d tables", r.Tables())
 	}
+	r = report.Recorder{}
+	if err := CheckAccounting(&r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Tables() != 4 {
+		t.Errorf("CheckAccounting: %d tables, want 4", r.Tables())
+	}
 	c := claims(t)
 	for key, want := range map[string]string{
-		"fig3-cartpoleCQL": "reproduced", "fig3-acrobotBCQ": "reproduced", "fig4": "reproduced",
-		"t2-CQL": "reproduced", "t2-BCQ": "reproduced", "t2-low": "not reproduced",
+		"fig3-cartpoleCQL-7.5": repro.Reproduced, "fig3-acrobotBCQ-10": repro.Reproduced, "fig4": repro.Reproduced,
+		"t2-CQL-p0": repro.Reproduced, "t2-BCQ-p1": repro.Reproduced, "t2-low-cartpole-5": repro.NotReproduced, "cost-CQL": repro.Reproduced,
 	} {
-		if c[key].Verdict != want {
-			t.Errorf("claim %s: %+v, want verdict %q", key, c[key], want)
+		if c[key].Verdict != want || repro.CheckClaim(c[key]) != nil {
+			t.Errorf("claim %s: %+v, want verdict %q (check: %v)", key, c[key], want, repro.CheckClaim(c[key]))
 		}
 	}
-	if got := c["t2-CQL"].Measured; got != "0.40 / 0.90 / 0.60" {
-		t.Errorf("t2-CQL measured %q", got)
+	if got := c["t2-CQL-p0"]; got.Seeds != 10 || !strings.HasPrefix(got.Measured, "+0.50 [") {
+		t.Errorf("t2-CQL-p0: %+v", got)
+	}
+	if got := c["fig4"]; !strings.HasPrefix(got.Measured, "+0.17 [") {
+		t.Errorf("fig4: %+v, want (0.9 − 0.25) − (0.9 − 0.417) = 0.17", got)
 	}
 
 	r = report.Recorder{}
@@ -179,19 +303,40 @@ func TestFiguresAndTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != len(all)+1 || len(r.Items) != 1 || !strings.Contains(r.Items[0].Markdown, "49 rows") {
+	if len(recs) != len(all)+1 || len(r.Items) != 1 || !strings.Contains(r.Items[0].Markdown, "430 rows") {
 		t.Errorf("%d CSV records for %d runs; %+v", len(recs), len(all), r.Items)
 	}
 }
 
-// StableClaims reads the m = 3000, ε = 10 rows only.
+// Privacy refuses outcomes whose noise multiplier is not their row's.
+func TestPrivacyChecksRuns(t *testing.T) {
+	private(t)
+	all := fakeOutcomes()
+	for i := range all {
+		if all[i].Method == ExpertDPSGD {
+			all[i].S = 1.5
+			break
+		}
+	}
+	if err := SaveOutcomes(tempFile("outcomes.json"), all); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJSON(privacyFile(), fakePrivacy()); err != nil {
+		t.Fatal(err)
+	}
+	if err := Privacy(report.Discard); err == nil || !strings.Contains(err.Error(), "s = 1.5") {
+		t.Errorf("a run with another s passed: %v", err)
+	}
+}
+
+// StableClaims reads the m = 3000, ε = 10 rows only and decides from the interval over releases.
 func TestStableClaims(t *testing.T) {
 	private(t)
 	rows := []stableRow{
-		{Env: "acrobot", Eps: 10, M: 3000, Stable: []float64{100, 120}, Prefix: []float64{3, 5}},
+		{Env: "acrobot", Eps: 10, M: 3000, Stable: []float64{100, 120, 110}, Prefix: []float64{3, 5, 4}},
 		{Env: "acrobot", Eps: 10, M: 2000, Stable: []float64{7}, Prefix: []float64{9}},
-		{Env: "lunarlander", Eps: 10, M: 3000, Stable: []float64{0, 0}, Prefix: []float64{0, 0}},
-		{Env: "hiv", Eps: 10, M: 3000, Stable: []float64{2, 4}, Prefix: []float64{1, 2}},
+		{Env: "lunarlander", Eps: 10, M: 3000, Stable: []float64{0, 0, 0}, Prefix: []float64{0, 0, 0}},
+		{Env: "hiv", Eps: 10, M: 3000, Stable: []float64{2, 4, 0}, Prefix: []float64{1, 2, 0}},
 	}
 	if err := writeJSON(tempFile("stable.json"), rows); err != nil {
 		t.Fatal(err)
@@ -200,14 +345,14 @@ func TestStableClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := claims(t)
-	if got := c["stable-acro"].Measured; !strings.HasPrefix(got, "longest stable prefix 5, |D_stable| 110;") {
-		t.Errorf("Acrobot: %q", got)
+	if got := c["stable-acro"]; got.Verdict != repro.Reproduced || !strings.HasPrefix(got.Measured, "110 [") || got.Seeds != 3 || !strings.Contains(got.Why, "longest stable prefix 5") {
+		t.Errorf("Acrobot: %+v", got)
 	}
-	if got := c["stable-lunar"].Measured; got != "longest stable prefix 0, |D_stable| 0" {
-		t.Errorf("LunarLander: %q", got)
+	if got := c["stable-lunar"]; got.Measured != "0 [0, 0]" || got.Verdict != repro.Reproduced {
+		t.Errorf("LunarLander: %+v", got)
 	}
-	if got := c["stable-hiv"].Measured; got != "longest stable prefix 2, |D_stable| 3" {
-		t.Errorf("HIV: %q", got)
+	if got := c["stable-hiv"]; got.Verdict != repro.Inconclusive {
+		t.Errorf("HIV: %+v", got)
 	}
 }
 

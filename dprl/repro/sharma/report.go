@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"slices"
+	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 
@@ -34,7 +35,8 @@ func Fig3Jobs(envs []string, eps []float64, seeds int) []Job {
 }
 
 // Fig4Jobs are the paper's Fig. 4: Acrobot, ε = 10, CQL, ours vs expert-level DP-SGD for m experts (the
-// first m of the setup), with the non-private baseline at each m.
+// first m of the setup), with the non-private baseline at each m. At m = NumExperts they are Fig. 3's runs
+// (Job.Setting), which Config.Jobs runs once.
 func Fig4Jobs(ms []int, seeds int) []Job {
 	var jobs []Job
 	for _, m := range ms {
@@ -68,6 +70,21 @@ func Table2Jobs(seeds int) []Job {
 			jobs = append(jobs,
 				Job{Tag: "table2-low", Env: c.env, Algorithm: expertdp.BCQ, Method: Ours, Epsilon: c.eps, Split: low, P: 0.5, Seed: s},
 				Job{Tag: "table2-low", Env: c.env, Algorithm: expertdp.BCQ, Method: ExpertDPSGD, Epsilon: c.eps, Seed: s})
+		}
+	}
+	return jobs
+}
+
+// PublishedJobs are the runs labelled "published accounting": CartPole at ε = 10 with Table 1's p (CQL 0.8,
+// BCQ 0.5), the DP-SGD steps calibrated with the paper's q = p·b/m, so that they spend more than ε = 10
+// (PrivacyRows says how much). They are compared only with the same setting under the exact accounting
+// (CheckAccounting: what the exact accounting costs), never with another method.
+func PublishedJobs(seeds int) []Job {
+	var jobs []Job
+	for s := range seeds {
+		for _, alg := range []expertdp.Algorithm{expertdp.CQL, expertdp.BCQ} {
+			jobs = append(jobs, Job{Tag: "published", Env: "cartpole", Algorithm: alg, Method: Ours, Epsilon: 10, Split: PaperSplit("cartpole", 10, 1, false),
+				P: PaperP("cartpole", alg, 10), Seed: s, Accounting: expertdp.AccountingPaper})
 		}
 	}
 	return jobs
@@ -123,30 +140,45 @@ func (o *Outcome) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Fraction is an outcome's normalised return as a fraction of the non-private learner's (mean over the
-// seeds of the same tag, environment, learner and m), the paper's y-axis.
-func Fraction(all []Outcome, o Outcome) float64 {
-	sum, n := 0.0, 0
-	for _, b := range all {
-		if b.Method == NonPrivate && b.Tag == o.Tag && b.Env == o.Env && b.Algorithm == o.Algorithm && b.Experts == o.Experts {
-			sum += b.Normalized
-			n++
+// seedValues is the normalised return of every seed of a setting, indexed by seed (NaN for a seed that is
+// missing).
+func seedValues(all []Outcome, set Setting) []float64 {
+	var v []float64
+	for _, o := range all {
+		if o.Setting() != set {
+			continue
 		}
-	}
-	if n == 0 {
-		// Tables without their own baseline use Fig. 3's.
-		for _, b := range all {
-			if b.Method == NonPrivate && b.Tag == "fig3" && b.Env == o.Env && b.Algorithm == o.Algorithm {
-				sum += b.Normalized
-				n++
-			}
+		for len(v) <= o.Seed {
+			v = append(v, math.NaN())
 		}
+		v[o.Seed] = o.Normalized
 	}
-	return o.Normalized / (sum / float64(n))
+	return v
 }
 
-// MeanFraction is the mean Fraction of the outcomes keep selects, skipping jobs that did not train (NaN if
-// none did).
+// nonPrivate is the setting of the non-private baseline of env, alg and m experts (0: all).
+func nonPrivate(env string, alg expertdp.Algorithm, m int) Setting {
+	return Job{Env: env, Algorithm: alg, Method: NonPrivate, Experts: m}.Setting()
+}
+
+// npMean is the mean normalised return of the non-private runs of env and alg on m experts (0: all), or on
+// all experts if there are none at m.
+func npMean(all []Outcome, env string, alg expertdp.Algorithm, m int) float64 {
+	v, _, _ := experiment.MeanCI(seedValues(all, nonPrivate(env, alg, m)), 0.95)
+	if math.IsNaN(v) && m != 0 {
+		v, _, _ = experiment.MeanCI(seedValues(all, nonPrivate(env, alg, 0)), 0.95)
+	}
+	return v
+}
+
+// Fraction is an outcome's normalised return as a fraction of the non-private learner's (mean over the
+// seeds of the same environment, learner and m), the paper's y-axis.
+func Fraction(all []Outcome, o Outcome) float64 {
+	return o.Normalized / npMean(all, o.Env, o.Algorithm, o.Setting().Experts)
+}
+
+// MeanFraction is the mean Fraction of the outcomes keep says, skipping runs without a return (NaN if none
+// has one).
 func MeanFraction(all []Outcome, keep func(Outcome) bool) float64 {
 	sum, n := 0.0, 0
 	for _, o := range all {
@@ -172,99 +204,190 @@ func Select(all []Outcome, keep func(Outcome) bool) []Outcome {
 	return out
 }
 
-// series groups outcomes by seed into a figure.Series over x.
-func series(name string, all, sel []Outcome, x func(Outcome) float64) figure.Series {
-	var xs []float64
-	for _, o := range sel {
-		if !slices.Contains(xs, x(o)) {
-			xs = append(xs, x(o))
+// Settings lists the distinct settings of jobs in order of first appearance.
+func Settings(jobs []Job) []Setting {
+	var out []Setting
+	seen := map[Setting]bool{}
+	for _, j := range jobs {
+		if s := j.Setting(); !seen[s] {
+			seen[s] = true
+			out = append(out, s)
 		}
 	}
-	slices.Sort(xs)
-	y := experiment.Gather(sel, xs, func(o Outcome) int { return o.Seed }, x, func(o Outcome) (float64, bool) { return Fraction(all, o), true })
+	return out
+}
+
+// curve is a figure series over xs: trial t at xs[i] is seed t's normalised return of setting set(xs[i])
+// divided by scale(xs[i]).
+func curve(name string, all []Outcome, xs []float64, set func(x float64) Setting, scale func(x float64) float64) figure.Series {
+	var y [][]float64
+	for i, x := range xs {
+		for t, v := range seedValues(all, set(x)) {
+			for len(y) <= t {
+				row := make([]float64, len(xs))
+				for k := range row {
+					row[k] = math.NaN()
+				}
+				y = append(y, row)
+			}
+			y[t][i] = v / scale(x)
+		}
+	}
+	if len(y) == 0 {
+		y = [][]float64{make([]float64, len(xs))}
+		for k := range y[0] {
+			y[0][k] = math.NaN()
+		}
+	}
 	return figure.Series{Name: name, X: xs, Y: y}
 }
 
-// Fig3Plot is Fig. 3 for one environment: fraction of the non-private return against ε, ours and
-// expert-level DP-SGD for both learners, mean ± std over seeds.
-func Fig3Plot(all []Outcome, env string) (*plot.Plot, error) {
-	var ss []figure.Series
-	for _, alg := range []expertdp.Algorithm{expertdp.CQL, expertdp.BCQ} {
-		for _, m := range []Method{Ours, ExpertDPSGD} {
-			sel := Select(all, func(o Outcome) bool { return o.Tag == "fig3" && o.Env == env && o.Algorithm == alg && o.Method == m })
-			ss = append(ss, series(fmt.Sprintf("%v %v", alg, m), all, sel, func(o Outcome) float64 { return o.Epsilon }))
-		}
+// flat is a reference line at y over xs (no band).
+func flat(name string, xs []float64, y float64) figure.Series {
+	row := make([]float64, len(xs))
+	for i := range row {
+		row[i] = y
 	}
-	return figure.Curves(figure.Options{Title: fmt.Sprintf("Fig. 3, %s: return vs ε (fraction of non-private)", env),
-		XLabel: "ε (δ = 1/m)", YLabel: "normalised return / non-private"}, ss...)
+	return figure.Series{Name: name, X: xs, Y: [][]float64{row}}
 }
 
-// Fig4Plot is Fig. 4: Acrobot, ε = 10, CQL, fraction of the non-private return against m.
+// oursSetting is Fig. 3's "ours" on env with alg at ε: the paper's split and Table 1's p, exact accounting.
+func oursSetting(env string, alg expertdp.Algorithm, eps float64) Setting {
+	return Job{Env: env, Algorithm: alg, Method: Ours, Epsilon: eps, Split: PaperSplit(env, eps, 1, false), P: PaperP(env, alg, eps)}.Setting()
+}
+
+// dpsgdSetting is expert-level DP-SGD on env with alg at ε on m experts (0: all).
+func dpsgdSetting(env string, alg expertdp.Algorithm, eps float64, m int) Setting {
+	return Job{Env: env, Algorithm: alg, Method: ExpertDPSGD, Epsilon: eps, Experts: m}.Setting()
+}
+
+// Fig3Plot is Fig. 3 for one environment and learner: the fraction of the non-private return against ε,
+// ours and expert-level DP-SGD (both at the same ε, exact accounting), mean with a 95% confidence band over
+// seeds, beside the non-private learner (1, its own band) and the uniform policy (0).
+func Fig3Plot(all []Outcome, env string, alg expertdp.Algorithm) (*plot.Plot, error) {
+	np := npMean(all, env, alg, 0)
+	scale := func(float64) float64 { return np }
+	return figure.Curves(figure.Options{Title: fmt.Sprintf("Fig. 3, %s %v: return vs ε (fraction of non-private)", env, alg),
+		XLabel: "ε (δ = 1/m; exact accounting)", YLabel: "normalised return / non-private", Band: figure.BandCI95, LegendBottom: true},
+		curve("ours", all, Epsilons, func(e float64) Setting { return oursSetting(env, alg, e) }, scale),
+		curve("expert-level DP-SGD", all, Epsilons, func(e float64) Setting { return dpsgdSetting(env, alg, e, 0) }, scale),
+		curve("non-private", all, Epsilons, func(float64) Setting { return nonPrivate(env, alg, 0) }, scale),
+		flat("uniform policy", Epsilons, 0))
+}
+
+// fig4Setting is Fig. 4's ours (Acrobot, ε = 10, CQL, release only) on the first m experts.
+func fig4Setting(m int) Setting {
+	return Job{Env: "acrobot", Algorithm: expertdp.CQL, Method: Ours, Epsilon: 10, Split: PaperSplit("acrobot", 10, 1, false), Experts: m}.Setting()
+}
+
+func fig4Xs() []float64 {
+	xs := make([]float64, len(Fig4M))
+	for i, m := range Fig4M {
+		xs[i] = float64(m)
+	}
+	return xs
+}
+
+// Fig4Plot is Fig. 4: Acrobot, ε = 10, CQL, fraction of the non-private return (at the same m) against m,
+// with 95% confidence bands, the non-private learner and the uniform policy.
 func Fig4Plot(all []Outcome) (*plot.Plot, error) {
-	var ss []figure.Series
-	for _, m := range []Method{Ours, ExpertDPSGD} {
-		sel := Select(all, func(o Outcome) bool { return o.Tag == "fig4" && o.Method == m })
-		ss = append(ss, series(m.String(), all, sel, func(o Outcome) float64 { return float64(o.Experts) }))
-	}
-	return figure.Curves(figure.Options{Title: "Fig. 4: Acrobot, ε = 10, CQL", XLabel: "number of experts m",
-		YLabel: "normalised return / non-private", LegendBottom: true}, ss...)
+	xs := fig4Xs()
+	scale := func(x float64) float64 { return npMean(all, "acrobot", expertdp.CQL, int(x)) }
+	return figure.Curves(figure.Options{Title: "Fig. 4: Acrobot, ε = 10, CQL", XLabel: "number of experts m (δ = 1/m)",
+		YLabel: "normalised return / non-private", Band: figure.BandCI95, LegendBottom: true},
+		curve("ours (DataRelease, p = 0)", all, xs, func(x float64) Setting { return fig4Setting(int(x)) }, scale),
+		curve("expert-level DP-SGD", all, xs, func(x float64) Setting { return dpsgdSetting("acrobot", expertdp.CQL, 10, int(x)) }, scale),
+		curve("non-private", all, xs, func(x float64) Setting { return nonPrivate("acrobot", expertdp.CQL, int(x)) }, scale),
+		flat("uniform policy", xs, 0))
 }
 
-// Summary aggregates outcomes over seeds: one row per configuration with the mean fraction of the
-// non-private return, its standard deviation, the mean |D_stable|, steps, s and ε2 spent.
-func Summary(all, sel []Outcome) [][]string {
-	type key struct {
-		tag, env   string
-		alg        expertdp.Algorithm
-		method     Method
-		eps, p, e1 float64
-		m          int
+// gainAt is the gain of ours over expert-level DP-SGD at m (Fig. 4's setting): the difference of mean
+// normalised returns with its Welch 95% interval, and the two samples.
+func gainAt(all []Outcome, m int) (d, lo, hi float64, ours, dp []float64) {
+	ours = seedValues(all, fig4Setting(m))
+	dp = seedValues(all, dpsgdSetting("acrobot", expertdp.CQL, 10, m))
+	d, lo, hi = experiment.DiffCI(ours, dp, 0.95)
+	return d, lo, hi, ours, dp
+}
+
+// GainPlot is the gain of ours over expert-level DP-SGD against m (Fig. 4's runs): the difference of mean
+// normalised returns with its Welch 95% interval at each m, beside zero.
+func GainPlot(all []Outcome) (*plot.Plot, error) {
+	xs := fig4Xs()
+	g := figure.Series{Name: "ours − DP-SGD (95% Welch interval)", X: xs, Y: [][]float64{make([]float64, len(xs))}, Lo: make([]float64, len(xs)), Hi: make([]float64, len(xs))}
+	for i, m := range Fig4M {
+		g.Y[0][i], g.Lo[i], g.Hi[i], _, _ = gainAt(all, m)
 	}
-	var keys []key
-	groups := map[key][]Outcome{}
-	for _, o := range sel {
-		k := key{o.Tag, o.Env, o.Algorithm, o.Method, o.Epsilon, o.P, o.Split.Eps1, o.Experts}
-		if _, ok := groups[k]; !ok {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], o)
-	}
+	return figure.Curves(figure.Options{Title: "Gain of ours over expert-level DP-SGD against m (Acrobot, ε = 10, CQL)",
+		XLabel: "number of experts m", YLabel: "difference of normalised returns", LegendBottom: true}, g, flat("no gain", xs, 0))
+}
+
+// Summary aggregates outcomes over seeds: one row per setting with the mean |D_stable|, private steps and
+// s, the ε the runs spend (exact; "∞" for the non-private learner), the mean normalised return and its
+// fraction of the non-private learner's with 95% t-intervals, the seeds, and notes.
+func Summary(all []Outcome, settings []Setting) [][]string {
 	var rows [][]string
-	for _, k := range keys {
-		g := groups[k]
-		// One row per seed: fraction, normalised return, |D_stable|, private steps, s, ε2 spent.
-		var per [][]float64
-		note := ""
+	for _, set := range settings {
+		g := Select(all, func(o Outcome) bool { return o.Setting() == set })
+		if len(g) == 0 {
+			continue
+		}
+		var stable, private, s, eps, norm, frac []float64
+		notes := map[string]int{}
 		for _, o := range g {
-			per = append(per, []float64{Fraction(all, o), o.Normalized, float64(o.Stable), float64(o.Private), o.S, o.Eps2})
+			stable = append(stable, float64(o.Stable))
+			private = append(private, float64(o.Private))
+			s = append(s, o.S)
+			eps = append(eps, o.Split.Eps1+o.Eps2Exact)
+			norm = append(norm, o.Normalized)
+			frac = append(frac, Fraction(all, o))
 			if o.Note != "" {
-				note = o.Note
+				notes[o.Note]++
 			}
 		}
-		mu, sd, _ := figure.MeanStd(per)
-		split, p := "—", "—"
-		if k.method == Ours {
-			split, p = fmt.Sprintf("ε1 = %.3g, ε2 = %.3g", k.e1, g[0].Split.Eps2), fmt.Sprint(k.p)
+		mean := func(x []float64) float64 { v, _, _ := experiment.MeanCI(x, 0.95); return v }
+		ci := func(x []float64) string {
+			v, lo, hi := experiment.MeanCI(x, 0.95)
+			return fmt.Sprintf("%.2f [%.2f, %.2f]", v, lo, hi)
 		}
-		val, norm := fmt.Sprintf("%.2f ± %.2f", mu[0], sd[0]), fmt.Sprintf("%.2f ± %.2f", mu[1], sd[1])
-		if note != "" {
-			val, norm = "— ("+note+")", "—"
+		split, p, e := "—", "—", "∞"
+		if set.Method == Ours {
+			split, p = fmt.Sprintf("ε1 = %.3g, ε2 = %.3g", set.Split.Eps1, set.Split.Eps2), fmt.Sprint(set.P)
 		}
-		rows = append(rows, []string{k.env, k.alg.String(), k.method.String(), fmt.Sprint(k.eps), split, p,
-			fmt.Sprintf("%.0f", mu[2]), fmt.Sprintf("%.0f", mu[3]), fmt.Sprintf("%.3g", mu[4]), fmt.Sprintf("%.3g", mu[5]), norm, val})
+		if set.Method == ExpertDPSGD {
+			split = fmt.Sprintf("ε2 = %g", set.Epsilon)
+		}
+		if set.Method != NonPrivate {
+			e = fmt.Sprintf("%.3f", mean(eps))
+		}
+		m := set.Experts
+		if m == 0 {
+			m = NumExperts
+		}
+		var parts []string
+		for k, n := range notes {
+			parts = append(parts, fmt.Sprintf("%s in %d of %d", k, n, len(g)))
+		}
+		sort.Strings(parts)
+		note := strings.Join(parts, "; ")
+		rows = append(rows, []string{set.Env, set.Algorithm.String(), methodLabel(set.Method, set.Accounting == expertdp.AccountingPaper), fmt.Sprint(m),
+			fmt.Sprint(set.Epsilon), split, p, fmt.Sprintf("%.0f", mean(stable)), fmt.Sprintf("%.0f", mean(private)), fmt.Sprintf("%.3g", mean(s)), e,
+			ci(norm), ci(frac), fmt.Sprint(len(g)), note})
 	}
 	return rows
 }
 
 // SummaryHeader names Summary's columns.
-var SummaryHeader = []string{"env", "learner", "method", "ε", "split", "p", "|D_stable|", "private steps", "s", "ε2 spent", "normalised return", "÷ non-private"}
+var SummaryHeader = []string{"env", "learner", "method", "m", "ε", "split", "p", "|D_stable|", "private steps", "s", "ε (exact)",
+	"normalised return [95% CI]", "÷ non-private [95% CI]", "seeds", "note"}
 
 // OutcomeTable is the tidy table of every run, for CSV export.
 func OutcomeTable(all []Outcome) *experiment.Table {
-	t := &experiment.Table{Columns: []string{"tag", "env", "learner", "method", "epsilon", "eps1", "eps2", "p", "m", "seed", "stable", "steps", "private_steps", "s", "eps2_spent", "return", "normalized", "fraction"}}
+	t := &experiment.Table{Columns: []string{"tag", "env", "learner", "method", "epsilon", "eps1", "eps2", "p", "m", "seed", "stable", "steps", "private_steps", "s",
+		"eps2_spent", "return", "normalized", "fraction", "accounting", "eps2_exact", "fixed_log_delta", "note"}}
 	for _, o := range all {
 		t.Add(o.Tag, o.Env, o.Algorithm.String(), o.Method.String(), o.Epsilon, o.Split.Eps1, o.Split.Eps2, o.P, o.Experts, o.Seed,
-			o.Stable, o.Steps, o.Private, o.S, o.Eps2, o.Return, o.Normalized, Fraction(all, o))
+			o.Stable, o.Steps, o.Private, o.S, o.Eps2, o.Return, o.Normalized, Fraction(all, o), o.Accounting.String(), o.Eps2Exact, o.FixedLogDelta, o.Note)
 	}
 	return t
 }
