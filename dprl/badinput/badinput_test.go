@@ -753,6 +753,17 @@ func table(t *testing.T) []row {
 		row{"fnq.RunBGP16/ReturnBound=0", "ReturnBound", "0", func() error {
 			return rel(fnq.RunBGP16(wh(), fnq.BGPConfig{Episodes: 2, Bins: 4, Every: 1, Epsilon: 1, Delta: 1e-5, Src: src()}))
 		}},
+		// Algorithm 1 with L = 2 at the paper's k: Theorem 5's precondition 2k > 8.68√β·σ fails (margins −94, −148).
+		row{"fnq.RunSpecified/K=210 L=2 (outside Theorem 5)", "K", "210", func() error {
+			c := cal(0.9, 1e-4)
+			c.L = 2
+			return rel(fnq.RunSpecified(wh(), fnq.SpecifiedConfig{Calibration: c, Src: src()}))
+		}},
+		row{"fnq.RunSpecified/K=420 L=2 eps=0.45 (outside Theorem 5)", "K", "420", func() error {
+			c := cal(0.45, 1e-4)
+			c.L, c.LR, c.K = 2, 3e-5, 420
+			return rel(fnq.RunSpecified(wh(), fnq.SpecifiedConfig{Calibration: c, Src: src()}))
+		}},
 	)
 
 	// ---- actorcritic

@@ -336,7 +336,14 @@ type SpecifiedConfig struct {
 	Gamma       float64 // 0 means 0.999
 	Hidden      []int   // nil means {16, 16}
 	Explore     float64 // probability of a uniformly random action (post-processing of Q̃)
-	Src         rand.Source
+	// NoGuarantee runs a configuration that has no privacy guarantee at the σ used (see
+	// SpecifiedResult.Guaranteed); the result then says Guaranteed = false. Without it RunSpecified refuses
+	// such a configuration with an error naming the parameter at fault (K, or Epsilon).
+	NoGuarantee bool
+	// Noiseless runs the same algorithm without paths (σ = 0): the non-private reference, never
+	// Guaranteed. The random draws are those of the noisy run, so both start from the same network.
+	Noiseless bool
+	Src       rand.Source
 }
 
 // SpecifiedResult adds the calibration and the Lipschitz bound of the trained network. Theorem 5 assumes the
@@ -354,9 +361,22 @@ type SpecifiedResult struct {
 	WithinL bool
 	// Projected counts the steps after which the weights were scaled back to the Lipschitz bound L.
 	Projected int
+	// Tail is Theorem 5's tail at Sigma (its precondition, the printed and the corrected tail term).
+	Tail Tail
+	// EpsilonExact is the exact ε at Delta of the T′ releases as μ-GDP with μ = √(m·T′·C₁)/σ, where C₁ =
+	// (v² + v)L² is one action's squared RKHS sensitivity and all m noised outputs move at every step
+	// (package doc, "Corrections"); +Inf for a Noiseless run.
+	EpsilonExact float64
+	// Guaranteed says the run is (Epsilon, Delta + Tail.Conservative)-DP: paths were added, Theorem 5's
+	// precondition holds at Sigma (Tail.Covered), the corrected tail leaves Delta + Tail.Conservative below
+	// 1, and EpsilonExact ≤ Epsilon. When false the run certifies nothing.
+	Guaranteed bool
 }
 
-// RunSpecified runs Algorithm 1 on a one-dimensional-state environment.
+// RunSpecified runs Algorithm 1 on a one-dimensional-state environment. It refuses a configuration without a
+// privacy guarantee (SpecifiedResult.Guaranteed: Theorem 5's precondition 2k > 8.68√β·σ, the corrected tail,
+// the exact ε with all m outputs) with an error naming K or Epsilon, unless NoGuarantee or Noiseless is set;
+// the result then says Guaranteed = false.
 func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 	k, err := cfg.Calibration.Compute()
 	if err != nil {
@@ -386,6 +406,24 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 	if cfg.UseGDPSigma {
 		sigma = k.SigmaGDP
 	}
+	out := &SpecifiedResult{Constants: k, Sigma: sigma, Tail: cfg.TailAt(k.Beta, sigma), EpsilonExact: math.Inf(1)}
+	if cfg.Noiseless {
+		out.Sigma = 0
+	} else {
+		oneC := (k.V*k.V + k.V) * cfg.L * cfg.L
+		if out.EpsilonExact, err = mechanisms.GDPEpsilon(math.Sqrt(float64(cfg.Actions*k.Steps)*oneC)/sigma, cfg.Delta); err != nil {
+			return nil, err
+		}
+		out.Guaranteed = out.Tail.Covered && cfg.Delta+out.Tail.Conservative < 1 && out.EpsilonExact <= cfg.Epsilon*(1+1e-9)
+		if !out.Guaranteed && !cfg.NoGuarantee {
+			if !out.Tail.Covered || cfg.Delta+out.Tail.Conservative >= 1 {
+				return nil, check.Errorf("K", cfg.K, "(%.4g, ∞): Theorem 5 needs 2k > 8.68√β·σ = %.4g and its corrected tail k > 8.68√β·σ "+
+					"(and δ + tail < 1); set NoGuarantee to run without a privacy guarantee", out.Tail.Level, out.Tail.Level)
+			}
+			return nil, check.Errorf("Epsilon", cfg.Epsilon, "a target the run meets: it is only %.4g-DP at δ, all %d outputs moving "+
+				"(set MActionCorrection, or NoGuarantee to run without a privacy guarantee)", out.EpsilonExact, cfg.Actions)
+		}
+	}
 	rng := rand.New(cfg.Src)
 	m, B := cfg.Actions, cfg.B
 	net, err := nn.NewMLP(append(append([]int{1}, cfg.Hidden...), m), nn.ReLU, rand.NewPCG(rng.Uint64(), rng.Uint64()))
@@ -396,8 +434,10 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Noiseless {
+		paths = nil
+	}
 	q := noisyNet{net: net, paths: paths}
-	out := &SpecifiedResult{Constants: k, Sigma: sigma}
 	// project scales the weights back to the Lipschitz bound L when they leave it (before the first step too).
 	project := func() {
 		if lip := net.Lipschitz(); lip > cfg.L {

@@ -1,12 +1,15 @@
 package fnq
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/envs"
 )
 
@@ -115,10 +118,11 @@ func TestBaselinesWire(t *testing.T) {
 
 // TestRunSpecified: Algorithm 1 takes T′ = T/B SGD steps on T samples, uses the calibrated σ and β, and
 // keeps the network within the calibration's Lipschitz bound L = 1 (the initial network's bound is ≈ 1.4,
-// which the old code let through, reporting it at the end); the exact GDP σ is smaller.
+// which the old code let through, reporting it at the end); the exact GDP σ is smaller. The paper's k = 210
+// leaves the corrected tail vacuous, so these runs need NoGuarantee.
 func TestRunSpecified(t *testing.T) {
 	cal := Calibration{Epsilon: 0.9, Delta: 1e-4, T: 5000, B: 128, LR: 7e-5, L: 1, K: 210, Actions: 2, Resets: 39}
-	res, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: cal, Explore: 0.1, Src: rand.NewPCG(5, 5)})
+	res, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: cal, Explore: 0.1, NoGuarantee: true, Src: rand.NewPCG(5, 5)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,12 +132,62 @@ func TestRunSpecified(t *testing.T) {
 	if res.Sigma != res.Constants.SigmaThm5 || !(res.FinalL > 0) || !res.WithinL || res.FinalL > 1+1e-9 || res.Projected == 0 {
 		t.Errorf("σ %g (Theorem 5: %g), final L %g, within %v, %d projections", res.Sigma, res.Constants.SigmaThm5, res.FinalL, res.WithinL, res.Projected)
 	}
-	gdp, _ := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: cal, UseGDPSigma: true, Src: rand.NewPCG(5, 5)})
+	if res.Guaranteed || !res.Tail.Covered || res.Tail.Conservative != 1 {
+		t.Errorf("k = 210, L = 1: guaranteed %v, tail %+v; want the printed precondition to hold and the corrected tail to be vacuous", res.Guaranteed, res.Tail)
+	}
+	gdp, _ := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: cal, UseGDPSigma: true, NoGuarantee: true, Src: rand.NewPCG(5, 5)})
 	if !(gdp.Sigma < res.Sigma) {
 		t.Errorf("GDP σ %g not below Theorem 5's %g", gdp.Sigma, res.Sigma)
 	}
 	if _, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: Calibration{Epsilon: 0.9, Delta: 1e-4, T: 5000, B: 128, LR: 7e-5, L: 1, K: 210, Actions: 3, Resets: 1}, Src: rand.NewPCG(1, 1)}); err == nil {
 		t.Error("a 3-action calibration accepted for a 2-action environment")
+	}
+}
+
+// TestRunSpecifiedGuarantee: RunSpecified refuses a configuration outside Theorem 5 (naming the parameter),
+// runs it only when told to and then says it has no guarantee, and certifies a configuration whose
+// precondition, corrected tail and exact ε with both outputs all hold.
+func TestRunSpecifiedGuarantee(t *testing.T) {
+	paramOf := func(err error) string {
+		var pe *param.Error
+		if !errors.As(err, &pe) {
+			return fmt.Sprintf("not a *param.Error: %v", err)
+		}
+		return pe.Param
+	}
+	// Algorithm 1 with L = 2 at the paper's k = 210: 2k − 8.68√β·σ ≈ −94.
+	pub := Calibration{Epsilon: 0.9, Delta: 1e-4, T: 5000, B: 128, LR: 7e-5, L: 2, K: 210, Actions: 2, Resets: 39}
+	if k, _ := pub.Compute(); k.Covered || math.Abs(k.TailMargin+94) > 1 || k.TailPaper != 1 {
+		t.Errorf("L = 2, k = 210: covered %v, margin %g, paper tail %g; want not covered, ≈ −94, 1", k.Covered, k.TailMargin, k.TailPaper)
+	}
+	if _, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: pub, Src: rand.NewPCG(1, 1)}); paramOf(err) != "K" {
+		t.Errorf("outside Theorem 5 without NoGuarantee: %v; want an error naming K", err)
+	}
+	r, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: pub, NoGuarantee: true, Src: rand.NewPCG(1, 1)})
+	if err != nil || r.Guaranteed || r.Tail.Covered || math.Abs(r.Tail.Margin+94) > 1 {
+		t.Errorf("NoGuarantee run: err %v, guaranteed %v, tail %+v", err, r.Guaranteed, r.Tail)
+	}
+	// Raising k to 600 satisfies the precondition and the corrected tail; with the exact σ for both outputs
+	// the run is (0.9, 1e−4 + tail)-DP exactly.
+	ok := pub
+	ok.K, ok.MActionCorrection = 600, true
+	g, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: ok, UseGDPSigma: true, Src: rand.NewPCG(1, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.Guaranteed || math.Abs(g.EpsilonExact-0.9) > 1e-6 || !(g.Tail.Conservative < 1e-100) || g.Sigma != g.Constants.SigmaGDP {
+		t.Errorf("corrected run: guaranteed %v, exact ε %g, tail %+v, σ %g", g.Guaranteed, g.EpsilonExact, g.Tail, g.Sigma)
+	}
+	// Without the m-action correction the exact ε with both outputs moving exceeds 0.9: refused, naming Epsilon.
+	one := ok
+	one.MActionCorrection = false
+	if _, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: one, UseGDPSigma: true, Src: rand.NewPCG(1, 1)}); paramOf(err) != "Epsilon" {
+		t.Errorf("one action's sensitivity: %v; want an error naming Epsilon", err)
+	}
+	// The noiseless reference: no paths, never guaranteed, same initial network as the noisy run.
+	n, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: pub, Noiseless: true, Src: rand.NewPCG(1, 1)})
+	if err != nil || n.Guaranteed || n.Sigma != 0 || n.Released.Paths != nil || !math.IsInf(n.EpsilonExact, 1) {
+		t.Errorf("noiseless: err %v, guaranteed %v, σ %g, ε %g", err, n.Guaranteed, n.Sigma, n.EpsilonExact)
 	}
 }
 

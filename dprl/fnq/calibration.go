@@ -33,8 +33,40 @@ type Constants struct {
 	EpsilonGDP, EpsilonKOV float64
 	// TailMargin is 2k − 8.68√β σ (Theorem 5 needs it positive); TailPaper the paper's tail term
 	// J·exp(−margin²/2); TailConservative 2mJ·exp(−(k − 8.68√βσ)²/(2σ²)), the corrected Lemma 8 with both
-	// signs, every action and σ in the exponent (package doc, "Corrections"). Both at σ = SigmaThm5.
+	// signs, every action and σ in the exponent (package doc, "Corrections"). All at σ = SigmaThm5 (TailAt
+	// gives them at any σ).
 	TailMargin, TailPaper, TailConservative float64
+	// Covered says whether Theorem 5's precondition 2k > 8.68√β·σ holds at σ = SigmaThm5 (TailMargin > 0).
+	// When it does not, the theorem certifies nothing: TailPaper and TailConservative are then 1, a
+	// placeholder, not a bound.
+	Covered bool
+}
+
+// Tail is Theorem 5's tail at one path noise σ: the chance that a path leaves [−k, k], which the guarantee
+// adds to δ, and the precondition under which the theorem bounds it.
+type Tail struct {
+	Level   float64 // 8.68√β·σ, the proof's bound on a path's expected supremum
+	Margin  float64 // 2k − Level: Theorem 5's precondition is Margin > 0
+	Covered bool    // Margin > 0: the theorem as printed applies
+	// Paper is the printed tail term J·exp(−Margin²/2) and Conservative the corrected 2mJ·exp(−(k −
+	// Level)²/(2σ²)) (package doc, "Corrections"); each is 1 where its precondition fails (not Covered,
+	// respectively k ≤ Level): no bound.
+	Paper, Conservative float64
+}
+
+// TailAt is the tail at path noise sigma for the kernel rate beta (Constants.Beta), with this
+// calibration's k, m and J.
+func (c Calibration) TailAt(beta, sigma float64) Tail {
+	t := Tail{Level: 8.68 * math.Sqrt(beta) * sigma, Paper: 1, Conservative: 1}
+	t.Margin = 2*c.K - t.Level
+	t.Covered = t.Margin > 0
+	if t.Covered {
+		t.Paper = math.Min(1, float64(c.Resets)*math.Exp(-t.Margin*t.Margin/2))
+	}
+	if u := c.K - t.Level; u > 0 {
+		t.Conservative = math.Min(1, 2*float64(c.Actions*c.Resets)*math.Exp(-u*u/(2*sigma*sigma)))
+	}
+	return t
 }
 
 // Validate checks the inputs' ranges.
@@ -76,16 +108,8 @@ func (c Calibration) Compute() (*Constants, error) {
 	if k.EpsilonKOV, err = mechanisms.KOVGaussianEpsilon(k.Steps, sens, k.SigmaThm5, c.Delta); err != nil {
 		return nil, err
 	}
-	level := 8.68 * math.Sqrt(k.Beta) * k.SigmaThm5
-	k.TailMargin = 2*c.K - level
-	k.TailPaper = 1
-	if k.TailMargin > 0 {
-		k.TailPaper = math.Min(1, float64(c.Resets)*math.Exp(-k.TailMargin*k.TailMargin/2))
-	}
-	k.TailConservative = 1
-	if u := c.K - level; u > 0 {
-		k.TailConservative = math.Min(1, 2*float64(c.Actions*c.Resets)*math.Exp(-u*u/(2*k.SigmaThm5*k.SigmaThm5)))
-	}
+	t := c.TailAt(k.Beta, k.SigmaThm5)
+	k.TailMargin, k.TailPaper, k.TailConservative, k.Covered = t.Margin, t.Paper, t.Conservative, t.Covered
 	return k, nil
 }
 

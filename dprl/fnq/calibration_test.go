@@ -47,6 +47,9 @@ func TestTheorem5WorkedExample(t *testing.T) {
 		if !(math.Abs(k.Beta*k.V-1) < 1e-12) {
 			t.Error("β ≠ 1/v")
 		}
+		if !k.Covered {
+			t.Errorf("ε = %g, B = %d: Theorem 5's precondition reported as failing at margin %g", r.eps, r.B, k.TailMargin)
+		}
 	}
 	// The first row's paper tail with J = 100: ≈ 4e−30.
 	k, _ := Calibration{Epsilon: 0.9, Delta: 1e-4, T: 5000, B: 50, LR: 0.01, L: 1, K: 230, Actions: 2, Resets: 100}.Compute()
@@ -80,6 +83,27 @@ func TestConservativeTail(t *testing.T) {
 		if v := tail(c.k); math.Abs(math.Log10(v/c.want)) > 0.5 {
 			t.Errorf("k = %v: conservative tail %g, want ≈ %g", c.k, v, c.want)
 		}
+	}
+}
+
+// TestTailAt: Compute's tail fields are TailAt at Theorem 5's σ, a smaller σ widens the margin, and where
+// the precondition fails both tail terms are 1 and Covered is false.
+func TestTailAt(t *testing.T) {
+	c := Calibration{Epsilon: 0.45, Delta: 1e-4, T: 5000, B: 128, LR: 3e-5, L: 2, K: 420, Actions: 2, Resets: 39}
+	k, err := c.Compute()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := c.TailAt(k.Beta, k.SigmaThm5)
+	if at.Margin != k.TailMargin || at.Paper != k.TailPaper || at.Conservative != k.TailConservative || at.Covered != k.Covered {
+		t.Errorf("TailAt %+v, Compute margin %g paper %g conservative %g covered %v", at, k.TailMargin, k.TailPaper, k.TailConservative, k.Covered)
+	}
+	// ε = 0.45 with L = 2 at the paper's k = 420: margin ≈ −148, outside the theorem.
+	if k.Covered || math.Abs(k.TailMargin+148) > 1 || k.TailPaper != 1 || k.TailConservative != 1 {
+		t.Errorf("covered %v, margin %g, tails %g %g", k.Covered, k.TailMargin, k.TailPaper, k.TailConservative)
+	}
+	if s := c.TailAt(k.Beta, k.SigmaThm5/2); !(s.Margin > at.Margin) || math.Abs(s.Level-at.Level/2) > 1e-9*at.Level {
+		t.Errorf("half σ: %+v vs %+v", s, at)
 	}
 }
 

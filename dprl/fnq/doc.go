@@ -21,6 +21,10 @@
 //   - σ = √(2T′·ln(e + ε/δ)·C)/ε makes the run (ε, δ + J·exp(−(2k − 8.68√β·σ)²/2))-DP, provided the margin
 //     2k − 8.68√β·σ is positive, J being the number of independent paths over the run.
 //
+// Constants.Covered reports whether that precondition holds at Theorem 5's σ; when it does not, the theorem
+// certifies nothing, and TailPaper and TailConservative are 1 as placeholders. Calibration.TailAt gives the
+// margin, the precondition and both tail terms at any σ (the exact GDP σ, say).
+//
 // Each step's release is a Gaussian mechanism in the RKHS with μ = √C/σ, so T′ steps are exactly
 // √(T′C)/σ-GDP: SigmaGDP is the smallest σ that meets (ε, δ) that way, and EpsilonGDP the exact ε of
 // Theorem 5's σ, about 30% below its target. EpsilonKOV is the ε of the proof's own conversion,
@@ -47,6 +51,14 @@
 // the SGD step descends, and the released function includes the noise): T′ plain SGD steps, each on the B
 // samples just collected, acting greedily on Q + g, no replay memory or target network, one path per action
 // with β = 1/v, reset every T′/J steps, σ from Theorem 5 (or SigmaGDP).
+//
+// RunSpecified says what a run certifies (SpecifiedResult): EpsilonExact is the exact ε at δ of the T′
+// releases as μ-GDP with all m outputs moving, μ = √(m·T′·C₁)/σ; Guaranteed holds when the precondition holds
+// at the σ used, δ plus the corrected tail stays below 1 and EpsilonExact ≤ ε. A configuration without a
+// guarantee is refused with a *param.Error naming K (precondition or tail) or Epsilon (the m-action
+// sensitivity) unless NoGuarantee is set, and then the result says Guaranteed = false. At L = 2 and the
+// paper's k the precondition fails (2k − 8.68√β·σ = −94 at ε = 0.9, −148 at ε = 0.45). Noiseless runs the same
+// algorithm without paths, the non-private reference.
 //
 // # The released code
 //

@@ -10,10 +10,10 @@ import (
 )
 
 func TestReturnCurves(t *testing.T) {
-	dqn := Setting{"DQN", func(env envs.Env, src rand.Source) (*fnq.Result, error) {
+	dqn := Setting{Name: "DQN", Run: func(env envs.Env, src rand.Source) (*fnq.Result, error) {
 		return fnq.Run(env, fnq.Config{Episodes: 3, Src: src})
 	}}
-	noisy := Setting{"noisy", func(env envs.Env, src rand.Source) (*fnq.Result, error) {
+	noisy := Setting{Name: "noisy", Run: func(env envs.Env, src rand.Source) (*fnq.Result, error) {
 		return fnq.Run(env, fnq.Config{Episodes: 3, Method: fnq.FunctionalNoise, Sigma: 0.5, Src: src})
 	}}
 	a, err := ReturnCurves([]Setting{dqn, noisy}, 3, 9, nil)

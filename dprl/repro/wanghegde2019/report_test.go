@@ -16,8 +16,8 @@ func TestCalibrationTable(t *testing.T) {
 	if err := CalibrationTable(&r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Tables() != 1 || len(r.Items) != 2 {
-		t.Fatalf("%d items, %d tables; want a sentence and one table", len(r.Items), r.Tables())
+	if r.Tables() != 1 || len(r.Items) != 3 {
+		t.Fatalf("%d items, %d tables; want a sentence, one table and a sentence", len(r.Items), r.Tables())
 	}
 	rows := r.Items[1].Rows
 	if len(rows) != 3 || len(rows[0]) != len(r.Items[1].Header) {
@@ -26,6 +26,15 @@ func TestCalibrationTable(t *testing.T) {
 	// Theorem 5's σ (column 7) and the second row's T′ = 5000/128 = 39.
 	if rows[0][7] != "22.2" || rows[1][1] != "128 / 39" || rows[2][7] != "1.13" {
 		t.Errorf("rows %v", rows)
+	}
+	// With L = 1 Theorem 5's precondition holds at all three settings.
+	for _, row := range rows {
+		if row[12] != "yes" {
+			t.Errorf("row %v: Theorem 5 reported as not applying", row)
+		}
+	}
+	if !strings.Contains(r.Items[2].Markdown, "22.2, 0.636, 1.13; the paper gives 22.2, 0.637, 1.13: reproduced") {
+		t.Errorf("σ check: %q", r.Items[2].Markdown)
 	}
 }
 
@@ -43,15 +52,12 @@ func TestWorkedSigmas(t *testing.T) {
 
 func TestDefaultProtocol(t *testing.T) {
 	t.Setenv(experiment.QuickEnv, "1")
-	if p := DefaultProtocol(false); p != (Protocol{Seeds: 2, Episodes: 40}) {
+	if p := DefaultProtocol(); p != (Protocol{Seeds: 2, Episodes: 40}) {
 		t.Errorf("quick: %+v", p)
 	}
 	t.Setenv(experiment.QuickEnv, "")
-	if p := DefaultProtocol(false); p != (Protocol{Seeds: 5, Episodes: 100}) {
+	if p := DefaultProtocol(); p != (Protocol{Seeds: 10, Episodes: 100}) {
 		t.Errorf("default: %+v", p)
-	}
-	if p := DefaultProtocol(true); p.Seeds != 10 {
-		t.Errorf("paper scale: %+v", p)
 	}
 }
 
@@ -62,43 +68,67 @@ func TestFig2Settings(t *testing.T) {
 	}
 	var names []string
 	for _, x := range s {
-		names = append(names, x.Name)
+		names = append(names, x.Legend())
 	}
 	// σ_r for 5000 rewards at ε = 0.9, δ = 1e−4 is ≈ 247; the code configuration uses σ = 0.637.
-	if len(s) != 6 || !strings.Contains(names[0], "σ = 0.637") || names[2] != "input perturbation (σ_r = 247)" {
+	if len(s) != 9 || !strings.Contains(names[F2Code], "σ = 0.637") || names[F2Input] != "input perturbation (σ_r = 247) [ε = 0.9]" {
 		t.Errorf("settings %q", names)
+	}
+	for _, i := range []int{F2Code, F2Alg1Paper, F2BGP} {
+		if !strings.HasSuffix(names[i], "["+NoGuaranteeLabel+"]") {
+			t.Errorf("%q is not labelled %q", names[i], NoGuaranteeLabel)
+		}
+	}
+	for _, i := range []int{F2Alg1Noiseless, F2NonPrivate} {
+		if !strings.HasSuffix(names[i], "["+NonPrivateLabel+"]") {
+			t.Errorf("%q is not labelled %q", names[i], NonPrivateLabel)
+		}
+	}
+	if !strings.HasSuffix(names[F2Alg1], "[ε = 0.9]") || !strings.HasSuffix(names[F2Random], "[ε = 0]") {
+		t.Errorf("corrected Algorithm 1 %q, random policy %q", names[F2Alg1], names[F2Random])
 	}
 	if _, err := Fig2Settings(Fig2Row{Epsilon: 0.9, Sigma: 0.637, LR: 7e-5, K: 210}, 2); err == nil {
 		t.Error("2 episodes (no DP-SGD update step) accepted")
 	}
 }
 
-func TestMeans(t *testing.T) {
+func TestFifths(t *testing.T) {
 	runs := [][]float64{{1, 2, 3, 4, 5}, {3, 4, 5, 6, 7}}
-	if h, l := headMean(runs), tailMean(runs); h != 2 || l != 6 {
-		t.Errorf("first fifth %g, last fifth %g; want 2 and 6", h, l)
+	if h, l := firstFifth(runs), lastFifth(runs); h[0] != 1 || h[1] != 3 || l[0] != 5 || l[1] != 7 {
+		t.Errorf("first fifth %v, last fifth %v", h, l)
+	}
+	if d := paired([]float64{1, 2}, 1, []float64{1, 1}, 0.5); d[0] != 0.5 || d[1] != 1.5 {
+		t.Errorf("paired %v", d)
 	}
 }
 
-// TestFigures runs both figures at a tiny size and checks what they show and record.
+func TestEquivalent(t *testing.T) {
+	for _, c := range []struct {
+		d    []float64
+		want string
+	}{{[]float64{-0.5, 0.5, 0, 0.2}, repro.Reproduced}, {[]float64{5, 6, 5.5, 6.5}, repro.NotReproduced}, {[]float64{0, 4, 1, 3}, repro.Inconclusive}} {
+		if got := equivalent(repro.Claim{}, c.d, 2, "").Verdict; got != c.want {
+			t.Errorf("%v: %s, want %s", c.d, got, c.want)
+		}
+	}
+}
+
+// TestFigures runs both figures and the sweeps at a tiny size and checks what they show and record.
 func TestFigures(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir()) // the claims file goes to os.TempDir
+	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
 	var r report.Recorder
-	p := Protocol{Seeds: 1, Episodes: 3}
+	p := Protocol{Seeds: 2, Episodes: 3}
 	if err := Fig1(&r, p); err != nil {
 		t.Fatal(err)
 	}
-	if r.Figures() != 2 || r.Tables() != 1 || r.Units != 9 {
+	if r.Figures() != 2 || r.Tables() != 2 || r.Units != 9*2 {
 		t.Errorf("Fig. 1: %d figures, %d tables, %d runs", r.Figures(), r.Tables(), r.Units)
 	}
 	if err := Fig2(&r, p); err != nil {
 		t.Fatal(err)
 	}
-	if r.Figures() != 4 || r.Units != 9+12 {
-		t.Errorf("Fig. 1 and 2: %d figures, %d runs", r.Figures(), r.Units)
-	}
-	if err := RecordCalibrationClaim(); err != nil {
-		t.Fatal(err)
+	if r.Figures() != 6 || r.Tables() != 6 || r.Units != 9*2+16*2 {
+		t.Errorf("Fig. 1 and 2: %d figures, %d tables, %d runs", r.Figures(), r.Tables(), r.Units)
 	}
 	claims, err := repro.LoadClaims(repro.ClaimsFile(Notebook))
 	if err != nil {
@@ -107,12 +137,20 @@ func TestFigures(t *testing.T) {
 	var keys []string
 	for _, c := range claims {
 		keys = append(keys, c.Key)
+		if c.Seeds != 2 || !(c.CILow <= c.CIHigh) || c.Why == "" {
+			t.Errorf("claim %+v", c)
+		}
 	}
-	if got := strings.Join(keys, " "); got != "f1 f1-j f2-0.9 f2-0.9-bgp f2-0.45 f2-0.45-bgp f2-flat calib" {
+	want := "f1 f1-04 f1-j f2-0.9-ip f2-0.9-dp f2-0.9-bgp f2-0.9-random f2-0.45-ip f2-0.45-dp f2-0.45-bgp f2-0.45-random f2-flat-ip f2-flat-dp"
+	if got := strings.Join(keys, " "); got != want {
 		t.Errorf("claims recorded: %s", got)
 	}
-	if claims[len(claims)-1].Verdict != "reproduced" {
-		t.Errorf("calibration claim %+v", claims[len(claims)-1])
+	var s report.Recorder
+	if err := EpsilonDeltaSweeps(&s, p); err != nil {
+		t.Fatal(err)
+	}
+	if s.Figures() != 3 || s.Tables() != 3 {
+		t.Errorf("sweeps: %d figures, %d tables", s.Figures(), s.Tables())
 	}
 }
 
