@@ -70,8 +70,10 @@ type Config struct {
 	Epsilon, Delta float64
 	// Clip, NoiseMultiplier: the corrected variant's public clipping norm C and noise σ (std σ·C).
 	Clip, NoiseMultiplier float64
-	// MaxEpisodeLen is the corrected variant's H: every episode is ended after at most this many steps.
-	// Required (≥ 1) for Corrected; for the other variants 0 means no limit besides the environment's.
+	// MaxEpisodeLen is the corrected variant's H: every episode is ended after at most this many steps,
+	// and an episode that ends sooner is padded with noise-only releases, so that every episode makes
+	// exactly H noisy releases (Result.Releases). Required (≥ 1) for Corrected; for the other variants 0
+	// means no limit besides the environment's.
 	MaxEpisodeLen int
 	// RecordTraces keeps the end-of-episode traces e_u and e_v of every episode (for the cosine study).
 	RecordTraces bool
@@ -93,6 +95,9 @@ type Result struct {
 	// Dropped counts the corrected variant's per-step updates with a NaN or infinite entry, zeroed before
 	// the noise.
 	Dropped int
+	// Releases counts the corrected variant's noisy releases: Episodes × MaxEpisodeLen, one per step plus
+	// the padding of every episode shorter than MaxEpisodeLen (0 for the other variants).
+	Releases int
 	// V, W, U are the final critic, auxiliary and actor weights (the released model; audits read them).
 	V, W, U []float64
 }
@@ -301,6 +306,15 @@ func Run(env envs.Env, feats envs.Features, cfg Config) (res *Result, err error)
 			}
 			break
 		}
+		if cfg.Variant == Corrected {
+			// Pad to H releases: the H − steps missing releases would each add N(0, (σC)²) to every
+			// coordinate of a zero update, with nothing in between; their sum is one draw with variance
+			// (H − steps)(σC)² per coordinate, the same distribution, and a post-processing of them.
+			if k := cfg.MaxEpisodeLen - steps; k > 0 {
+				padNoise(cfg.Clip*cfg.NoiseMultiplier*math.Sqrt(float64(k)), rng, v, w, u)
+			}
+			res.Releases += cfg.MaxEpisodeLen
+		}
 		if testHookCritic != nil {
 			testHookCritic(v)
 		}
@@ -395,6 +409,15 @@ func clipAndNoise(c, sd float64, rng *rand.Rand, parts ...[]float64) (ok bool) {
 		}
 	}
 	return ok
+}
+
+// padNoise adds N(0, sd²) to every coordinate of parts.
+func padNoise(sd float64, rng *rand.Rand, parts ...[]float64) {
+	for _, p := range parts {
+		for i := range p {
+			p[i] = mechanisms.AddGaussian(p[i], sd, rng)
+		}
+	}
 }
 
 func softmaxRow(dst, h []float64) {

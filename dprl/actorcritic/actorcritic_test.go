@@ -241,3 +241,47 @@ func TestBadInputErrors(t *testing.T) {
 		}
 	}
 }
+
+// oneStep is a one-state, two-action environment whose episodes end after one step with reward 0.
+type oneStep struct{}
+
+func (oneStep) Name() string                         { return "one-step" }
+func (oneStep) Reset(rand.Source) ([]float64, error) { return []float64{0}, nil }
+func (oneStep) Step(int) (envs.StepResult, error) {
+	return envs.StepResult{Obs: []float64{0}, Terminated: true}, nil
+}
+func (oneStep) ObservationSpace() envs.Box { return envs.Box{Low: []float64{0}, High: []float64{0}} }
+func (oneStep) NumActions() int            { return 2 }
+func (oneStep) State() []float64           { return []float64{0} }
+func (oneStep) SetState([]float64) error   { return nil }
+
+// TestCorrectedPadsToH: the corrected variant's accounting gives every episode exactly H releases of noise
+// σC, so episodes of one step with H = 50 must leave, with zero step sizes (nothing but noise moves the
+// weights), every weight distributed as N(0, Episodes·H·(σC)²). The old code released once per step
+// actually taken (variance Episodes·(σC)², 50 times smaller): a short episode's noise count depended on the
+// data, and the releases of later episodes were no longer aligned between neighbouring datasets.
+func TestCorrectedPadsToH(t *testing.T) {
+	const episodes, h, runs, sd = 20, 50, 200, 0.5
+	var sq float64
+	n := 0
+	for r := range runs {
+		res, err := Run(oneStep{}, envs.TabularFeatures{N: 1}, Config{Variant: Corrected, Episodes: episodes, Gamma: 0.9,
+			Clip: 1, NoiseMultiplier: sd, MaxEpisodeLen: h, Src: rand.NewPCG(uint64(r), 7)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Releases != episodes*h || res.MaxLength != 1 {
+			t.Fatalf("run %d: %d releases (want %d), longest episode %d", r, res.Releases, episodes*h, res.MaxLength)
+		}
+		for _, p := range [][]float64{res.V, res.W, res.U} {
+			for _, x := range p {
+				sq += x * x
+				n++
+			}
+		}
+	}
+	// 800 draws: the variance ratio is within ±15% with overwhelming probability (its sd is 5%).
+	if ratio := sq / float64(n) / (episodes * h * sd * sd); ratio < 0.85 || ratio > 1.15 {
+		t.Errorf("weight variance / (episodes·H·(σC)²) = %.3f, want 1 (one release per step taken gives %.3f)", ratio, 1.0/h)
+	}
+}

@@ -47,7 +47,14 @@
 // mechanism"). CorrectedNoise inverts it: σ = 2√H·σ₁ with σ₁ the analytic Gaussian σ for sensitivity 1.
 //
 // Declared bounds are enforced: H is Config.MaxEpisodeLen, and Run ends every episode after that many steps
-// (Result.Cut), so no episode contributes more steps than the accounting assumes. A per-step update with a
+// (Result.Cut), so no episode contributes more steps than the accounting assumes, and pads an episode that
+// ends sooner with noise-only releases (a zero update plus the same noise), so that every episode makes
+// exactly H releases (Result.Releases = Episodes·H). The padding is what makes the composition argument
+// hold as run: the releases of episode k are always releases kH … (k+1)H − 1, whatever the data, so a
+// neighbouring dataset changes exactly H of them; without it, a shorter or longer differing episode would
+// shift every later episode's releases and change how many releases the run makes. The H − n missing
+// releases of an n-step episode are drawn as one Gaussian of variance (H − n)(σC)² per coordinate: nothing
+// happens between them, so their sum has that distribution and is a post-processing of them. A per-step update with a
 // NaN or infinite entry (from a NaN reward, say) is set to zero before the noise is added, which keeps the
 // sensitivity, and counted in Result.Dropped. Rewards need no bound: the clip bounds each update.
 //

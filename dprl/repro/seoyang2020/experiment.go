@@ -16,6 +16,9 @@ type Domain struct {
 	Label     string
 	NumStates int
 	MaxSteps  int // the time limit, H in the corrected accounting
+	// MinReward is the lowest reward of one step (MDP-100: −1; Taxi: −10 for an illegal pick-up or
+	// drop-off), so MaxSteps·MinReward is the lowest return an episode can have.
+	MinReward float64
 	Base      actorcritic.Config
 }
 
@@ -29,9 +32,37 @@ func Domains() []Domain {
 	taxi := common
 	taxi.AlphaV, taxi.AlphaW, taxi.AlphaU, taxi.Lambda = 0.05, 0.05, 0.5, 0
 	return []Domain{
-		{Name: "mdp100", Label: "MDP-100", NumStates: 100, MaxSteps: 1000, Base: mdp},
-		{Name: "taxi", Label: "Taxi", NumStates: 500, MaxSteps: 200, Base: taxi},
+		{Name: "mdp100", Label: "MDP-100", NumStates: 100, MaxSteps: 1000, MinReward: -1, Base: mdp},
+		{Name: "taxi", Label: "Taxi", NumStates: 500, MaxSteps: 200, MinReward: -10, Base: taxi},
 	}
+}
+
+// RandomPolicy is the random-policy reference of the domain (θ = 0): Off-PAC without noise with α_u = 0,
+// acting by sampling π_u, which then stays uniform over the actions for the whole run.
+func (d Domain) RandomPolicy() actorcritic.Config {
+	c := d.Base
+	c.Variant, c.Acting, c.AlphaU = actorcritic.NonDP, actorcritic.Softmax, 0
+	return c
+}
+
+// Finals is each run's mean return over its last `window` episodes. A run whose weights overflowed
+// (DivergedAt ≥ 0) has no final return; it gets the lowest return an episode can have
+// (MaxSteps·MinReward), so that it never counts in favour of a claim that a setting is stable, and is
+// counted in diverged.
+func (d Domain) Finals(rs []*actorcritic.Result, window int) (finals []float64, diverged int, err error) {
+	finals = make([]float64, len(rs))
+	for i, r := range rs {
+		s, err := Summarize([]*actorcritic.Result{r}, window)
+		if err != nil {
+			return nil, 0, err
+		}
+		finals[i] = s.Last
+		if s.Diverged > 0 {
+			finals[i] = float64(d.MaxSteps) * d.MinReward
+			diverged++
+		}
+	}
+	return finals, diverged, nil
 }
 
 // RunMany runs `runs` independent runs of cfg (with cfg.Src replaced by trial streams from seed) in
@@ -64,15 +95,17 @@ func ReturnsByRun(rs []*actorcritic.Result) [][]float64 {
 	return out
 }
 
-// Traces collects the recorded end-of-episode traces of each run: e_u if actor, else e_v.
-func Traces(rs []*actorcritic.Result, actor bool) [][][]float64 {
-	out := make([][][]float64, len(rs))
+// ReturnStds is the standard deviation of each run's finite episode returns (one value per seed).
+func ReturnStds(rs []*actorcritic.Result) []float64 {
+	out := make([]float64, len(rs))
 	for i, r := range rs {
-		if actor {
-			out[i] = r.TraceU
-		} else {
-			out[i] = r.TraceV
+		x := appendFinite(nil, r.Returns)
+		m := mean(x)
+		s := 0.0
+		for _, v := range x {
+			s += (v - m) * (v - m)
 		}
+		out[i] = math.Sqrt(s / float64(len(x)-1))
 	}
 	return out
 }

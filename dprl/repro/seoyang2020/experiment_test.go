@@ -7,12 +7,15 @@ import (
 	"github.com/dprl-project/dprl/dprl/actorcritic"
 )
 
-func TestTraceSimilarity(t *testing.T) {
-	dp := [][][]float64{{{1, 0}, {1, 1}}, {{1, 0}, {-1, 1}}} // mean per episode: (1,0), (0,1)
-	non := [][][]float64{{{2, 0}, {1, 0}}, {{2, 0}, {1, 0}}} // (2,0), (1,0)
-	per, mean, variance := TraceSimilarity(dp, non)
-	if per[0] != 1 || per[1] != 0 || mean != 0.5 || variance != 0.25 {
-		t.Errorf("cosines %v mean %g variance %g", per, mean, variance)
+func TestEpisodeCosines(t *testing.T) {
+	dp := [][]float64{{1, 0}, {1, 1}}
+	non := [][]float64{{2, 0}, {-1, -1}, {1, 0}}
+	got := EpisodeCosines(dp, non, 3)
+	if got[0] != 1 || math.Abs(got[1]+1) > 1e-15 || !math.IsNaN(got[2]) {
+		t.Errorf("cosines %v, want [1 -1 NaN]", got)
+	}
+	if Cosine([]float64{0, 0}, []float64{1, 0}) != 0 {
+		t.Error("a zero trace must have cosine 0")
 	}
 }
 

@@ -22,28 +22,6 @@ func ComposedPublishedEpsilon(sigma float64, releases int, delta float64) (float
 	return mechanisms.GDPEpsilon(2*math.Sqrt(float64(releases))/sigma, delta)
 }
 
-// MeanTraces averages, for each episode index, the end-of-episode traces of several runs (each runs[r] is
-// one run's traces by episode).
-func MeanTraces(runs [][][]float64) [][]float64 {
-	if len(runs) == 0 {
-		return nil
-	}
-	out := make([][]float64, len(runs[0]))
-	for ep := range out {
-		m := make([]float64, len(runs[0][ep]))
-		for _, r := range runs {
-			for i, v := range r[ep] {
-				m[i] += v
-			}
-		}
-		for i := range m {
-			m[i] /= float64(len(runs))
-		}
-		out[ep] = m
-	}
-	return out
-}
-
 // Cosine is the cosine similarity of two vectors (0 when either is zero).
 func Cosine(a, b []float64) float64 {
 	na, nb := math.Sqrt(floats.Dot(a, a)), math.Sqrt(floats.Dot(b, b))
@@ -53,20 +31,16 @@ func Cosine(a, b []float64) float64 {
 	return floats.Dot(a, b) / (na * nb)
 }
 
-// TraceSimilarity is our cosine procedure for Table 4 (the paper gives none): for each episode index,
-// average the end-of-episode traces over the runs of each condition, take the cosine between the DP and the
-// non-DP averages, and report the per-episode cosines with their mean and (population) variance.
-func TraceSimilarity(dp, nonDP [][][]float64) (perEpisode []float64, mean, variance float64) {
-	a, b := MeanTraces(dp), MeanTraces(nonDP)
-	n := min(len(a), len(b))
-	perEpisode = make([]float64, n)
-	for ep := range n {
-		perEpisode[ep] = Cosine(a[ep], b[ep])
-		mean += perEpisode[ep]
+// EpisodeCosines is our cosine procedure for Fig. 4 and Table 4 (the paper gives none), for one seed: the
+// cosine, per episode, between the end-of-episode traces of a DP run and of the non-DP run with the same
+// seed, for `episodes` episodes; NaN where either run recorded no trace (after its weights overflowed).
+func EpisodeCosines(dp, nonDP [][]float64, episodes int) []float64 {
+	out := make([]float64, episodes)
+	for ep := range out {
+		out[ep] = math.NaN()
+		if ep < len(dp) && ep < len(nonDP) {
+			out[ep] = Cosine(dp[ep], nonDP[ep])
+		}
 	}
-	mean /= float64(n)
-	for _, c := range perEpisode {
-		variance += (c - mean) * (c - mean)
-	}
-	return perEpisode, mean, variance / float64(n)
+	return out
 }

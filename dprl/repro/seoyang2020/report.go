@@ -3,14 +3,15 @@ package seoyang2020
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
-	"strings"
 
 	"github.com/dprl-project/dprl/dprl/actorcritic"
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/figure"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
 )
 
@@ -20,21 +21,39 @@ const Notebook = "06-seo2020"
 // Delta is the δ of every run and table (Table 2).
 const Delta = 1e-6
 
-// Seed is the seed of every experiment: all conditions share rand.NewPCG(Seed, run) streams.
-const Seed = 2020
+// Seed is the seed of every experiment: all conditions share rand.NewPCG(Seed, run) streams, run = 0 …
+// Runs − 1. OtherSeed gives the second, independent set of non-private runs of the cosine reference.
+const (
+	Seed      = 2020
+	OtherSeed = 2021
+)
 
-// Sizes sizes the experiments: Runs runs of Episodes episodes per condition.
+// Margin is the stability test of Fig. 2 and Fig. 3, stated before the runs: a DP setting learns "about as
+// well as Non-DP" when its mean return over the last 50 episodes is at most 20% worse than Non-DP's, i.e.
+// mean(DP) − 1.2·mean(Non-DP) > 0 for the (negative) returns of both domains (0.8 if Non-DP's mean were
+// positive); the verdict comes from the Welch 95% interval of that difference over the seeds.
+const Margin = 0.2
+
+// Window is the number of final episodes whose mean return is a run's final return (the paper's last 50).
+const Window = 50
+
+// Sizes sizes the experiments: Runs seeds of Episodes episodes per condition; Fig. 3 sweeps DP-Actor and
+// DP-Critic (and DP-Both when Both is set) over the per-step ε in Epsilons.
 type Sizes struct {
 	Runs, Episodes int
+	Epsilons       []float64
+	Both           bool
 }
 
-// DefaultSizes is 5 runs of 500 episodes (2 of 60 in quick mode); paperScale selects the paper's 10 runs of
-// 500 episodes.
+// DefaultSizes is 10 seeds of 500 episodes, the paper's runs, with Fig. 3 at ε ∈ {5, 1, 0.5} for DP-Actor
+// and DP-Critic, to fit the notebook's time: ε = 10 is Fig. 2's, ε = 0.1 (below every ε the paper calls
+// stable) and DP-Both (for which the paper states no stability range) are left out. Quick mode runs 2 seeds
+// of 60 episodes. paperScale restores the paper's full grid: ε ∈ {10, 5, 1, 0.5, 0.1} with DP-Both.
 func DefaultSizes(paperScale bool) Sizes {
 	if paperScale {
-		return Sizes{10, 500}
+		return Sizes{Runs: 10, Episodes: 500, Epsilons: []float64{10, 5, 1, 0.5, 0.1}, Both: true}
 	}
-	return Sizes{experiment.Size(5, 2), experiment.Size(500, 60)}
+	return Sizes{Runs: experiment.Size(10, 2), Episodes: experiment.Size(500, 60), Epsilons: []float64{5, 1, 0.5}}
 }
 
 // The paper's numbers, by domain name: Table 3's performance standard deviation and Table 4's cosines
@@ -44,7 +63,7 @@ var (
 	paperStd = map[string][]float64{"mdp100": {30.26, 68.04, 27.1, 66.63}, "taxi": {43.47, 57.21, 50.03, 52.72}}
 	paperCos = map[string][]string{"mdp100": {"0.021 (0.0042)", "0.839 (0.006)", "0.014 (0.003)", "0.497 (0.006)"},
 		"taxi": {"-0.0008 (0.0003)", "0.035 (0.001)", "-0.0001 (0.0003)", "0.0146 (0.0007)"}}
-	paperStable = map[string][]string{"mdp100": {"10, 5, 1, 0.5", "10, 5, 1"}, "taxi": {"10, 5, 1", "10, 5"}}
+	paperStable = map[string][][]float64{"mdp100": {{10, 5, 1, 0.5}, {10, 5, 1}}, "taxi": {{10, 5, 1}, {10, 5}}}
 )
 
 // TypoSigma is the noise formula as printed in the paper's §2.1, sqrt(2 ln(1.25)/δ)/ε — a typo for eq. (3)'s
@@ -74,125 +93,276 @@ func NoiseScaleTable(out report.Sink) error {
 	return nil
 }
 
-// learningCurves plots the returns of several conditions, smoothed over 10 episodes, mean ± std over runs.
+// seedsNote lists the seeds and the band of every figure.
+func seedsNote(runs int) string {
+	return fmt.Sprintf("Seeds: run r of every condition draws from rand.NewPCG(%d, r), r = 0 … %d (%d seeds); curves are "+
+		"means over the seeds with 95%% Student-t confidence bands.", Seed, runs-1, runs)
+}
+
+// learningCurves plots the returns of several conditions, smoothed over 10 episodes, mean with a 95% CI
+// band over the runs.
 func learningCurves(out report.Sink, title string, names []string, results [][]*actorcritic.Result) error {
 	var series []figure.Series
 	for i, rs := range results {
-		y := figure.Smooth(ReturnsByRun(rs), 10)
-		x := make([]float64, len(y[0]))
-		for k := range x {
-			x[k] = float64(k + 1)
-		}
-		series = append(series, figure.Series{Name: names[i], X: x, Y: y})
+		series = append(series, episodeSeries(names[i], figure.Smooth(ReturnsByRun(rs), 10)))
 	}
-	p, err := figure.Curves(figure.Options{Title: title, XLabel: "episode", YLabel: "return (10-episode average)", LegendBottom: true}, series...)
+	p, err := figure.Curves(figure.Options{Title: title, XLabel: "episode", YLabel: "return (10-episode average)", LegendBottom: true,
+		Band: figure.BandCI95}, series...)
 	if err != nil {
 		return err
 	}
 	return out.Figure(p)
 }
 
-func f2(x float64) string { return fmt.Sprintf("%.2f", x) }
-
-// tracePair is a DP condition's traces and the non-DP traces they are compared with.
-type tracePair struct {
-	name  string
-	dp    [][][]float64
-	other [][][]float64
+// episodeSeries is a curve over episodes 1 … len(y[0]).
+func episodeSeries(name string, y [][]float64) figure.Series {
+	x := make([]float64, len(y[0]))
+	for k := range x {
+		x[k] = float64(k + 1)
+	}
+	return figure.Series{Name: name, X: x, Y: y}
 }
 
-// Fig2 reproduces Fig. 2, Table 3, Fig. 4 and Table 4 at ε = 10 on each domain: the four variants
-// (Non-DP, DP-Actor, DP-Critic, DP-Both) with the same seeds and recorded traces; their learning curves;
-// the standard deviation of the returns and the mean return over the first and last 50 episodes beside the
-// paper's; and the cosine between the run-averaged DP and non-DP end-of-episode traces per episode, plotted
-// and summarised as mean (variance) beside the paper's. It records three claims per domain: DP-Actor's
-// last-50 return is at least 1.2 × Non-DP's (for negative returns: at most 20% worse); the spread ordering
-// of Table 3 (DP-Actor and DP-Both above Non-DP, DP-Actor above DP-Critic); and DP-Actor's mean cosine below
-// 0.1 in absolute value.
+// ci is the mean of xs (one value per seed) with its 95% Student-t interval, written "m [lo, hi]".
+func ci(xs []float64, format string) string {
+	m, lo, hi := experiment.MeanCI(xs, 0.95)
+	return fmt.Sprintf(format+" ["+format+", "+format+"]", m, lo, hi)
+}
+
+// marginTest is Margin's difference mean(dp) − f·mean(non), f = 1.2 (0.8 for a positive Non-DP mean), with
+// its Welch 95% interval.
+func marginTest(dp, non []float64) (diff, lo, hi float64) {
+	f := 1 + Margin
+	if m, _, _ := experiment.MeanCI(non, 0.95); m > 0 {
+		f = 1 - Margin
+	}
+	scaled := make([]float64, len(non))
+	for i, v := range non {
+		scaled[i] = f * v
+	}
+	return experiment.DiffCI(dp, scaled, 0.95)
+}
+
+// stability names a Margin verdict for a table.
+func stability(lo, hi float64) string {
+	switch repro.Verdict(lo, hi, 0, true) {
+	case repro.Reproduced:
+		return "stable"
+	case repro.NotReproduced:
+		return "not stable"
+	}
+	return "inconclusive"
+}
+
+// cosineRuns is a condition's runs (traces dropped) and, per run, the per-episode cosines of its actor and
+// critic traces with the non-DP run of the same index.
+type cosineRuns struct {
+	results    []*actorcritic.Result
+	cosU, cosV [][]float64
+}
+
+// runCosines runs cfg with recorded traces like Domain.RunMany and reduces each run's traces to its
+// per-episode cosines with non[i] (the non-DP run of the same index) as soon as the run ends, so that only
+// the non-DP traces stay in memory.
+func (d Domain) runCosines(cfg actorcritic.Config, runs int, seed uint64, bar experiment.Progress, non []*actorcritic.Result) (cosineRuns, error) {
+	type one struct {
+		r          *actorcritic.Result
+		cosU, cosV []float64
+	}
+	cfg.RecordTraces = true
+	got, err := experiment.Trials(runs, 0, seed, bar, func(i int, src rand.Source) (one, error) {
+		env, err := envs.Make(d.Name)
+		if err != nil {
+			return one{}, err
+		}
+		c := cfg
+		c.Src = src
+		r, err := actorcritic.Run(env, envs.TabularFeatures{N: d.NumStates}, c)
+		if err != nil {
+			return one{}, err
+		}
+		o := one{r: r, cosU: EpisodeCosines(r.TraceU, non[i].TraceU, cfg.Episodes), cosV: EpisodeCosines(r.TraceV, non[i].TraceV, cfg.Episodes)}
+		r.TraceU, r.TraceV = nil, nil
+		return o, nil
+	})
+	if err != nil {
+		return cosineRuns{}, err
+	}
+	var out cosineRuns
+	for _, o := range got {
+		out.results = append(out.results, o.r)
+		out.cosU = append(out.cosU, o.cosU)
+		out.cosV = append(out.cosV, o.cosV)
+	}
+	return out, nil
+}
+
+// rowMeans is the mean of each row's finite values (one value per seed).
+func rowMeans(rows [][]float64) []float64 {
+	out := make([]float64, len(rows))
+	for i, r := range rows {
+		out[i] = mean(appendFinite(nil, r))
+	}
+	return out
+}
+
+// absAll is |x| element-wise.
+func absAll(x []float64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = math.Abs(v)
+	}
+	return out
+}
+
+// Fig2 reproduces Fig. 2, Table 3, Fig. 4 and Table 4 at the per-step ε = 10 on each domain, with size.Runs
+// seeds shared by all conditions: Non-DP, DP-Actor, DP-Critic, DP-Both and the random policy (θ = 0).
+// It shows their learning curves with 95% bands; Table 3 (the paper's spread, ours over all runs and
+// episodes, and per seed with intervals, the first- and last-50 returns); and the per-episode cosine between
+// each DP run's end-of-episode traces and the non-DP run of the same seed (Fig. 4, Table 4), beside two
+// references: non-DP runs with other seeds (OtherSeed) and the random policy. It records three tested claims
+// per domain: DP-Actor learns about as well as Non-DP (Margin); DP-Actor's per-seed return spread exceeds
+// Non-DP's (Welch interval of the difference above 0); and DP-Actor's traces are nearly orthogonal to the
+// non-DP ones (the mean over seeds of |mean cosine over episodes| has its interval below 0.1).
 func Fig2(out report.Sink, size Sizes) error {
 	runs, episodes := size.Runs, size.Episodes
+	window := min(Window, episodes)
 	claimsFile := repro.ClaimsFile(Notebook)
-	variants := []actorcritic.Variant{actorcritic.NonDP, actorcritic.DPActor, actorcritic.DPCritic, actorcritic.DPBoth}
-	bar := out.Bar("runs", len(Domains())*len(variants)*runs)
+	bar := out.Bar("runs", len(Domains())*6*runs)
 	for _, d := range Domains() {
-		var results [][]*actorcritic.Result
-		var names []string
-		for _, v := range variants {
-			cfg := d.Base
-			cfg.Variant, cfg.Episodes, cfg.RecordTraces = v, episodes, true
-			rs, err := d.RunMany(cfg, runs, Seed, bar)
-			if err != nil {
-				return err
-			}
-			results = append(results, rs)
-			names = append(names, v.String())
-		}
-		if err := learningCurves(out, fmt.Sprintf("Fig. 2 — %s, ε = 10 (%d runs)", d.Label, runs), names, results); err != nil {
+		base := d.Base
+		base.Episodes = episodes
+		nonCfg := base
+		nonCfg.RecordTraces = true
+		non, err := d.RunMany(nonCfg, runs, Seed, bar)
+		if err != nil {
 			return err
 		}
-
-		var rows [][]string
-		var sums []Summary
-		for i, rs := range results {
-			s, err := Summarize(rs, min(50, episodes))
+		names := []string{"Non-DP"}
+		results := [][]*actorcritic.Result{non}
+		var conds []cosineRuns
+		for _, v := range []actorcritic.Variant{actorcritic.DPActor, actorcritic.DPCritic, actorcritic.DPBoth} {
+			cfg := base
+			cfg.Variant = v
+			cr, err := d.runCosines(cfg, runs, Seed, bar, non)
 			if err != nil {
 				return err
 			}
-			sums = append(sums, s)
-			rows = append(rows, []string{names[i], f2(paperStd[d.Name][i]), f2(s.Std), f2(s.First), f2(s.Last)})
+			conds = append(conds, cr)
+			names = append(names, v.String())
+			results = append(results, cr.results)
 		}
-		out.Markdown(fmt.Sprintf("**Table 3 — %s**: standard deviation of episode returns, and mean return over the first and last 50 episodes.", d.Label))
-		out.Table([]string{"algorithm", "paper std", "our std", "first 50", "last 50"}, rows)
+		random := d.RandomPolicy()
+		random.Episodes = episodes
+		rnd, err := d.runCosines(random, runs, Seed, bar, non)
+		if err != nil {
+			return err
+		}
+		other, err := d.runCosines(base, runs, OtherSeed, bar, non)
+		if err != nil {
+			return err
+		}
+		names = append(names, "Random policy (θ = 0)")
+		results = append(results, rnd.results)
+		if err := learningCurves(out, fmt.Sprintf("Fig. 2 — %s, ε = 10 per step (%d seeds)", d.Label, runs), names, results); err != nil {
+			return err
+		}
+		out.Markdown(seedsNote(runs))
 
-		nonU, nonV := Traces(results[0], true), Traces(results[0], false)
-		pairs := []tracePair{
-			{"DP-Actor e_u", Traces(results[1], true), nonU},
-			{"DP-Critic e_v", Traces(results[2], false), nonV},
-			{"DP-Both e_u", Traces(results[3], true), nonU},
-			{"DP-Both e_v", Traces(results[3], false), nonV},
+		var rows [][]string
+		var lasts, stds [][]float64
+		for i, rs := range results {
+			s, err := Summarize(rs, window)
+			if err != nil {
+				return err
+			}
+			last, _, err := d.Finals(rs, window)
+			if err != nil {
+				return err
+			}
+			first := make([]float64, len(rs))
+			for r, res := range rs {
+				first[r] = mean(appendFinite(nil, res.Returns[:window]))
+			}
+			perSeed := ReturnStds(rs)
+			lasts, stds = append(lasts, last), append(stds, perSeed)
+			paper := "—"
+			if i < 4 {
+				paper = f2(paperStd[d.Name][i])
+			}
+			rows = append(rows, []string{names[i], paper, f2(s.Std), ci(perSeed, "%.1f"), ci(first, "%.1f"), ci(last, "%.1f")})
+		}
+		out.Markdown(fmt.Sprintf("**Table 3 — %s**: standard deviation of the episode returns (ours: over all runs and episodes, "+
+			"as we read the paper; and per seed, mean [95%% CI] over seeds), and the mean return over the first and last %d episodes "+
+			"(mean [95%% CI] over seeds).", d.Label, window))
+		out.Table([]string{"algorithm", "paper std", "our std (all runs)", "our std per seed", fmt.Sprintf("first %d", window), fmt.Sprintf("last %d", window)}, rows)
+
+		// Fig. 4 and Table 4: per-seed cosines with the non-DP run of the same seed.
+		type cos struct {
+			name, paper string
+			per         [][]float64
+		}
+		cosines := []cos{
+			{"DP-Actor e_u", paperCos[d.Name][0], conds[0].cosU},
+			{"DP-Critic e_v", paperCos[d.Name][1], conds[1].cosV},
+			{"DP-Both e_u", paperCos[d.Name][2], conds[2].cosU},
+			{"DP-Both e_v", paperCos[d.Name][3], conds[2].cosV},
+			{"reference: Non-DP e_u, other seeds", "—", other.cosU},
+			{"reference: random policy e_u", "—", rnd.cosU},
 		}
 		var cosRows [][]string
 		var cosSeries []figure.Series
-		for i, pr := range pairs {
-			per, m, v := TraceSimilarity(pr.dp, pr.other)
-			cosRows = append(cosRows, []string{pr.name, paperCos[d.Name][i], fmt.Sprintf("%.4f (%.4f)", m, v)})
-			x := make([]float64, len(per))
-			for k := range x {
-				x[k] = float64(k + 1)
+		for _, c := range cosines {
+			m, _, _ := figure.MeanStd(c.per)
+			mm := mean(appendFinite(nil, m))
+			v := 0.0
+			for _, x := range appendFinite(nil, m) {
+				v += (x - mm) * (x - mm)
 			}
-			cosSeries = append(cosSeries, figure.Series{Name: pr.name, X: x, Y: [][]float64{per}})
+			v /= float64(len(appendFinite(nil, m)))
+			cosRows = append(cosRows, []string{c.name, c.paper, ci(rowMeans(c.per), "%.4f"), fmt.Sprintf("%.4f", v)})
+			cosSeries = append(cosSeries, episodeSeries(c.name, figure.Smooth(c.per, 10)))
 		}
-		p, err := figure.Curves(figure.Options{Title: "Fig. 4 — " + d.Label + ": cosine of DP and non-DP traces", XLabel: "episode", YLabel: "cosine similarity"}, cosSeries...)
+		p, err := figure.Curves(figure.Options{Title: fmt.Sprintf("Fig. 4 — %s: cosine of DP and non-DP traces (%d seeds)", d.Label, runs),
+			XLabel: "episode", YLabel: "cosine similarity (10-episode average)", Band: figure.BandCI95}, cosSeries...)
 		if err != nil {
 			return err
 		}
 		if err := out.Figure(p); err != nil {
 			return err
 		}
-		out.Markdown(fmt.Sprintf("**Table 4 — %s**: cosine similarity to the non-DP traces, mean (variance) over episodes.", d.Label))
-		out.Table([]string{"trace", "paper", "ours"}, cosRows)
+		out.Markdown(fmt.Sprintf("**Table 4 — %s**: cosine similarity between a run's end-of-episode traces and those of the non-DP run "+
+			"with the same seed: the mean over episodes per seed, mean [95%% CI] over seeds, and the variance over episodes of the "+
+			"seed-averaged cosine. The references bound what the cosine can tell: two non-private runs with different seeds, and a "+
+			"policy that never learns.", d.Label))
+		out.Table([]string{"trace", "paper: mean (variance)", "ours: mean [95% CI]", "ours: variance over episodes"}, cosRows)
 
-		verdict := "not reproduced"
-		if sums[1].Last >= 1.2*sums[0].Last {
-			verdict = "reproduced"
+		diff, lo, hi := marginTest(lasts[1], lasts[0])
+		dStd, sLo, sHi := experiment.DiffCI(stds[1], stds[0], 0.95)
+		cosActor := absAll(rowMeans(conds[0].cosU))
+		cm, cLo, cHi := experiment.MeanCI(cosActor, 0.95)
+		refCos, _, _ := experiment.MeanCI(absAll(rowMeans(other.cosU)), 0.95)
+		refNote := "so the test does separate DP-Actor from a change of seed"
+		if refCos < 0.1 {
+			refNote = "also below 0.1: the test cannot tell DP-Actor's noise from a change of seed"
 		}
-		stdVerdict := "not reproduced"
-		if sums[1].Std > sums[0].Std && sums[3].Std > sums[0].Std && sums[1].Std > sums[2].Std {
-			stdVerdict = "partly: same ordering, larger spread"
-		}
-		_, cosActor, _ := TraceSimilarity(pairs[0].dp, pairs[0].other)
-		cosVerdict := "not reproduced"
-		if math.Abs(cosActor) < 0.1 {
-			cosVerdict = "reproduced (|cosine| < 0.1)"
-		}
+		nonLast, _, _ := experiment.MeanCI(lasts[0], 0.95)
+		rndLast, _, _ := experiment.MeanCI(lasts[4], 0.95)
+		actorStd, _, _ := experiment.MeanCI(stds[1], 0.95)
+		nonStd, _, _ := experiment.MeanCI(stds[0], 0.95)
 		if err := repro.RecordClaims(claimsFile,
-			repro.Claim{Key: "fig2-" + d.Name, Claim: d.Label + ": DP-Actor at ε = 10 learns about as well as Non-DP (Fig. 2)",
-				Paper: "comparable curves", Measured: fmt.Sprintf("last-50 return %s vs Non-DP %s", f2(sums[1].Last), f2(sums[0].Last)), Verdict: verdict},
-			repro.Claim{Key: "tab3-" + d.Name, Claim: d.Label + ": performance std Non-DP / DP-Actor / DP-Critic / DP-Both (Table 3)",
-				Paper:    fmt.Sprintf("%.1f / %.1f / %.1f / %.1f", paperStd[d.Name][0], paperStd[d.Name][1], paperStd[d.Name][2], paperStd[d.Name][3]),
-				Measured: fmt.Sprintf("%.1f / %.1f / %.1f / %.1f", sums[0].Std, sums[1].Std, sums[2].Std, sums[3].Std), Verdict: stdVerdict},
-			repro.Claim{Key: "tab4-" + d.Name, Claim: d.Label + ": DP actor traces nearly orthogonal to non-DP (Table 4)",
-				Paper: paperCos[d.Name][0], Measured: cosRows[0][2], Verdict: cosVerdict},
+			repro.Tested(repro.Claim{Key: "fig2-" + d.Name, Claim: d.Label + ": DP-Actor at ε = 10 learns about as well as Non-DP (Fig. 2)",
+				Paper: "comparable curves",
+				Why: fmt.Sprintf("test: last-%d return of DP-Actor − 1.2 × Non-DP's (at most 20%% worse) > 0, Welch 95%% interval; "+
+					"Non-DP %.1f, random policy %.1f", window, nonLast, rndLast)}, diff, lo, hi, runs, "%.1f", 0, true),
+			repro.Tested(repro.Claim{Key: "tab3-" + d.Name, Claim: d.Label + ": DP-Actor's returns spread more than Non-DP's (Table 3)",
+				Paper: fmt.Sprintf("std %.1f vs %.1f", paperStd[d.Name][1], paperStd[d.Name][0]),
+				Why: fmt.Sprintf("test: per-seed std of the episode returns, DP-Actor − Non-DP > 0, Welch 95%% interval; "+
+					"ours %.1f vs %.1f: the ordering holds, the spread is larger than the paper's", actorStd, nonStd)}, dStd, sLo, sHi, runs, "%.1f", 0, true),
+			repro.Tested(repro.Claim{Key: "tab4-" + d.Name, Claim: d.Label + ": DP-Actor's traces are nearly orthogonal to the non-DP ones (Table 4)",
+				Paper: paperCos[d.Name][0],
+				Why: fmt.Sprintf("test: per seed |mean cosine over episodes| with the same-seed non-DP run, mean < 0.1, t 95%% interval; "+
+					"two non-DP runs with different seeds give %.3f, %s", refCos, refNote)}, cm, cLo, cHi, runs, "%.4f", 0.1, false),
 		); err != nil {
 			return err
 		}
@@ -201,114 +371,115 @@ func Fig2(out report.Sink, size Sizes) error {
 	return nil
 }
 
-// join lists s, or says "none".
-func join(s []string) string {
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(s, ", ")
-}
-
-// Fig3 reproduces Fig. 3: the final return (mean over the last 50 episodes) of DP-Actor, DP-Critic and
-// DP-Both for ε ∈ {10, 5, 1, 0.5, 0.1} against the Non-DP reference, with 3/5 of size.Runs runs (at least
-// one). A setting is stable when its mean final return is at least 1.2 × Non-DP's (for negative returns: at
-// most 20% worse); runs whose weights overflowed are counted and reported, and their missing returns never
-// make a setting stable. It records per domain whether DP-Actor's and DP-Critic's stable ε values are exactly
-// the paper's.
+// Fig3 reproduces Fig. 3: the final return (mean over the last 50 episodes) of DP-Actor and DP-Critic (and
+// DP-Both with size.Both) for the per-step ε in size.Epsilons, size.Runs seeds each, against the Non-DP and
+// random-policy references. A run whose weights overflowed counts with the lowest return an episode can have
+// (Domain.Finals). Each setting is tested with Margin (stable, not stable, inconclusive); the claims test, per
+// domain, DP-Actor and DP-Critic at the smallest ε the paper calls stable.
 func Fig3(out report.Sink, size Sizes) error {
 	runs, episodes := size.Runs, size.Episodes
-	runs = max(1, runs*3/5)
+	window := min(Window, episodes)
+	epsilons := size.Epsilons
+	if len(epsilons) == 0 {
+		return check.Missing("size.Epsilons", "at least one ε")
+	}
 	claimsFile := repro.ClaimsFile(Notebook)
-	epsilons := []float64{10, 5, 1, 0.5, 0.1}
-	variants := []actorcritic.Variant{actorcritic.DPActor, actorcritic.DPCritic, actorcritic.DPBoth}
-	bar := out.Bar("runs", len(Domains())*(1+len(variants)*len(epsilons))*runs)
+	variants := []actorcritic.Variant{actorcritic.DPActor, actorcritic.DPCritic}
+	if size.Both {
+		variants = append(variants, actorcritic.DPBoth)
+	}
+	bar := out.Bar("runs", len(Domains())*(2+len(variants)*len(epsilons))*runs)
 	for _, d := range Domains() {
-		window := min(50, episodes)
-		// finals returns each run's mean return over the last episodes (NaN for a run that diverged) and how
-		// many runs diverged.
-		finals := func(v actorcritic.Variant, eps float64) ([]float64, int, error) {
-			cfg := d.Base
-			cfg.Variant, cfg.Episodes, cfg.Epsilon = v, episodes, eps
+		finals := func(cfg actorcritic.Config) ([]float64, int, error) {
+			cfg.Episodes = episodes
 			rs, err := d.RunMany(cfg, runs, Seed, bar)
 			if err != nil {
 				return nil, 0, err
 			}
-			last := make([]float64, len(rs))
-			div := 0
-			for i, r := range rs {
-				s, err := Summarize([]*actorcritic.Result{r}, window)
-				if err != nil {
-					return nil, 0, err
-				}
-				last[i] = s.Last
-				div += s.Diverged
-			}
-			return last, div, nil
+			return d.Finals(rs, window)
 		}
-		base, _, err := finals(actorcritic.NonDP, 10)
+		non, _, err := finals(d.Base)
 		if err != nil {
 			return err
 		}
-		baseMean := 0.0
-		for _, v := range base {
-			baseMean += v / float64(len(base))
+		rnd, _, err := finals(d.RandomPolicy())
+		if err != nil {
+			return err
 		}
 		var series []figure.Series
-		stable, diverged := map[actorcritic.Variant][]string{}, map[actorcritic.Variant][]string{}
-		for _, v := range variants {
+		var rows [][]string
+		var claims []repro.Claim
+		for vi, v := range variants {
 			y := make([][]float64, runs)
 			for r := range y {
 				y[r] = make([]float64, len(epsilons))
 			}
 			for k, eps := range epsilons {
-				f, div, err := finals(v, eps)
+				cfg := d.Base
+				cfg.Variant, cfg.Epsilon = v, eps
+				f, div, err := finals(cfg)
 				if err != nil {
 					return err
 				}
-				if div > 0 {
-					diverged[v] = append(diverged[v], fmt.Sprintf("%g (%d/%d runs)", eps, div, runs))
-				}
-				m := 0.0
 				for r, val := range f {
 					y[r][k] = val
-					m += val / float64(len(f))
 				}
-				if m >= 1.2*baseMean {
-					stable[v] = append(stable[v], fmt.Sprint(eps))
+				diff, lo, hi := marginTest(f, non)
+				paper := "—"
+				var stable []float64
+				if vi < 2 {
+					stable = paperStable[d.Name][vi]
+					paper = "no"
+					if slices.Contains(stable, eps) {
+						paper = "yes"
+					}
+				}
+				rows = append(rows, []string{v.String(), fmt.Sprint(eps), ci(f, "%.1f"), fmt.Sprintf("%.1f [%.1f, %.1f]", diff, lo, hi),
+					stability(lo, hi), paper, fmt.Sprintf("%d/%d", div, runs)})
+				if len(stable) > 0 && eps == slices.Min(stable) {
+					mDP, _, _ := experiment.MeanCI(f, 0.95)
+					mNon, _, _ := experiment.MeanCI(non, 0.95)
+					mRnd, _, _ := experiment.MeanCI(rnd, 0.95)
+					why := fmt.Sprintf("test at the smallest ε the paper calls stable: last-%d return − 1.2 × Non-DP's > 0, Welch 95%% interval; "+
+						"%s %.1f, Non-DP %.1f, random policy %.1f", window, v, mDP, mNon, mRnd)
+					if div > 0 {
+						why += fmt.Sprintf("; %d/%d runs overflowed and count with the lowest possible return", div, runs)
+					}
+					claims = append(claims, repro.Tested(repro.Claim{Key: fmt.Sprintf("fig3-%s-%s", []string{"actor", "critic"}[vi], d.Name),
+						Claim: fmt.Sprintf("%s: %s is stable down to ε = %g (Fig. 3)", d.Label, v, eps),
+						Paper: fmt.Sprintf("stable for ε ∈ {%s}", joinFloats(stable)), Why: why}, diff, lo, hi, runs, "%.1f", 0, true))
 				}
 			}
 			series = append(series, figure.Series{Name: v.String(), X: epsilons, Y: y})
 		}
-		flat := make([][]float64, len(base))
-		for r, val := range base {
-			flat[r] = []float64{val, val, val, val, val}
+		for _, ref := range []struct {
+			name string
+			f    []float64
+		}{{"Non-DP", non}, {"Random policy (θ = 0)", rnd}} {
+			flat := make([][]float64, len(ref.f))
+			for r, val := range ref.f {
+				flat[r] = make([]float64, len(epsilons))
+				for k := range flat[r] {
+					flat[r][k] = val
+				}
+			}
+			series = append(series, figure.Series{Name: ref.name, X: epsilons, Y: flat})
 		}
-		series = append(series, figure.Series{Name: "Non-DP", X: epsilons, Y: flat})
-		p, err := figure.Curves(figure.Options{Title: fmt.Sprintf("Fig. 3 — %s: final return vs ε (%d runs)", d.Label, runs),
-			XLabel: "ε (per step, as published)", YLabel: "mean return, last 50 episodes", LogX: true, LegendBottom: true}, series...)
+		p, err := figure.Curves(figure.Options{Title: fmt.Sprintf("Fig. 3 — %s: final return vs ε (%d seeds)", d.Label, runs),
+			XLabel: "ε (per step, as published)", YLabel: fmt.Sprintf("mean return, last %d episodes", window), LogX: true, LegendBottom: true,
+			Band: figure.BandCI95}, series...)
 		if err != nil {
 			return err
 		}
 		if err := out.Figure(p); err != nil {
 			return err
 		}
-		out.Table([]string{"algorithm", "paper: stable for ε", "ours: stable for ε", "ours: weights overflowed at ε"}, [][]string{
-			{"DP-Actor", paperStable[d.Name][0], join(stable[actorcritic.DPActor]), join(diverged[actorcritic.DPActor])},
-			{"DP-Critic", paperStable[d.Name][1], join(stable[actorcritic.DPCritic]), join(diverged[actorcritic.DPCritic])},
-			{"DP-Both", "—", join(stable[actorcritic.DPBoth]), join(diverged[actorcritic.DPBoth])},
-		})
-		verdictFor := func(got []string, paper string) string {
-			if slices.Equal(got, strings.Split(paper, ", ")) {
-				return "reproduced"
-			}
-			return "not reproduced"
-		}
-		if err := repro.RecordClaims(claimsFile,
-			repro.Claim{Key: "fig3-actor-" + d.Name, Claim: d.Label + ": ε values at which DP-Actor is stable (Fig. 3)", Paper: paperStable[d.Name][0],
-				Measured: join(stable[actorcritic.DPActor]), Verdict: verdictFor(stable[actorcritic.DPActor], paperStable[d.Name][0])},
-			repro.Claim{Key: "fig3-critic-" + d.Name, Claim: d.Label + ": ε values at which DP-Critic is stable (Fig. 3)", Paper: paperStable[d.Name][1],
-				Measured: join(stable[actorcritic.DPCritic]), Verdict: verdictFor(stable[actorcritic.DPCritic], paperStable[d.Name][1])},
-		); err != nil {
+		out.Markdown(fmt.Sprintf("%s Runs whose weights overflowed are drawn and tested at the lowest possible return (%.0f). "+
+			"Non-DP: %s, random policy: %s (last-%d return, mean [95%% CI]).", seedsNote(runs), float64(d.MaxSteps)*d.MinReward,
+			ci(non, "%.1f"), ci(rnd, "%.1f"), window))
+		out.Table([]string{"algorithm", "ε per step", fmt.Sprintf("last-%d return", window), "− 1.2 × Non-DP [95% CI]", "ours", "paper: stable",
+			"weights overflowed"}, rows)
+		if err := repro.RecordClaims(claimsFile, claims...); err != nil {
 			return err
 		}
 	}
@@ -316,78 +487,16 @@ func Fig3(out report.Sink, size Sizes) error {
 	return nil
 }
 
-// RealEpsilon asks what ε the runs really have, per domain. It counts the steps of the first DP-Both run at
-// ε = 10 (size.Runs runs are made), composes the published σ's releases over that many steps (DP-Actor: one
-// noised vector per step) and twice as many (DP-Both) with ComposedPublishedEpsilon, and records that the
-// published per-step (10, 1e−6) claim has no whole-run support. Then it runs the corrected variant calibrated
-// for a whole-run ε of 100 and 10 per episode (actorcritic.CorrectedNoise with H = the domain's MaxSteps,
-// clip 1) against Non-DP and plots the learning curves; the table of composed ε values comes last.
-func RealEpsilon(out report.Sink, size Sizes) error {
-	runs, episodes := size.Runs, size.Episodes
-	claimsFile := repro.ClaimsFile(Notebook)
-	const delta = Delta
-	var rows [][]string
-	bar := out.Bar("runs", len(Domains())*4*runs)
-	for _, d := range Domains() {
-		// The number of releases in a real run: steps of a DP-Both run at ε = 10 (two noised vectors per step).
-		cfg := d.Base
-		cfg.Variant, cfg.Episodes = actorcritic.DPBoth, episodes
-		rs, err := d.RunMany(cfg, runs, Seed, bar)
-		if err != nil {
-			return err
+// joinFloats lists x as "10, 5, 1".
+func joinFloats(x []float64) string {
+	s := ""
+	for i, v := range x {
+		if i > 0 {
+			s += ", "
 		}
-		steps := 0
-		for _, l := range rs[0].Lengths {
-			steps += l
-		}
-		sigma := actorcritic.PublishedSigma(10, delta)
-		eActor, err := ComposedPublishedEpsilon(sigma, steps, delta)
-		if err != nil {
-			return err
-		}
-		eBoth, err := ComposedPublishedEpsilon(sigma, 2*steps, delta)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, []string{d.Label, "10 per step", fmt.Sprintf("%d steps", steps), fmt.Sprintf("%.0f", eActor), fmt.Sprintf("%.0f", eBoth)})
-		if err := repro.RecordClaims(claimsFile, repro.Claim{Key: "privacy-" + d.Name, Claim: d.Label + ": the run is (10, 1e-6)-DP",
-			Paper: "ε = 10 (per step)", Measured: fmt.Sprintf("no whole-run guarantee; composing only the noised releases: ε ≈ %.0f (DP-Actor), %.0f (DP-Both)", eActor, eBoth),
-			Verdict: "not supported"}); err != nil {
-			return err
-		}
-
-		// The corrected variant at a whole-run ε of 10 and 100 (per patient), against Non-DP.
-		names := []string{"Non-DP"}
-		base := d.Base
-		base.Episodes = episodes
-		non, err := d.RunMany(base, runs, Seed, bar)
-		if err != nil {
-			return err
-		}
-		results := [][]*actorcritic.Result{non}
-		for _, eps := range []float64{100, 10} {
-			s, err := actorcritic.CorrectedNoise(eps, delta, d.MaxSteps)
-			if err != nil {
-				return err
-			}
-			c := d.Base
-			c.Variant, c.Episodes, c.Clip, c.NoiseMultiplier = actorcritic.Corrected, episodes, 1, s
-			rc, err := d.RunMany(c, runs, Seed, bar)
-			if err != nil {
-				return err
-			}
-			whole, err := actorcritic.CorrectedEpsilon(s, d.MaxSteps, delta)
-			if err != nil {
-				return err
-			}
-			names = append(names, fmt.Sprintf("Corrected, whole-run ε = %.3g (σ = %.1f)", whole, s))
-			results = append(results, rc)
-		}
-		if err := learningCurves(out, "Corrected variant — "+d.Label, names, results); err != nil {
-			return err
-		}
+		s += fmt.Sprint(v)
 	}
-	bar.Done()
-	out.Table([]string{"domain", "published ε", "run length", "composed ε, DP-Actor", "composed ε, DP-Both"}, rows)
-	return nil
+	return s
 }
+
+func f2(x float64) string { return fmt.Sprintf("%.2f", x) }
