@@ -45,8 +45,8 @@ var whySNR = []snrRow{
 // WhyTrivial explains why GPOPE stays at θ = 0 in every figure, and what more iterations and diminishing
 // steps change. First, on the chain and Mountain Car at n = 1000 and ε = 1: the expected gradient at x = 0 is
 // [0; −b], so its norm ‖b‖ is the signal a step carries, against noise of norm σ√(2d); after T steps of a
-// constant step from 0 the sum of the updates has signal-to-noise ‖b‖√T/(σ√(2d)), and since σ grows like √T
-// at fixed ε, more steps barely help. The table shows these, the median public gradient norm against the
+// constant step from 0 the sum of the updates has signal-to-noise ‖b‖√T/(σ√(2d)), and since σ grows with T
+// at fixed ε (like √T once T ≫ n), it saturates. The table shows these, the median public gradient norm against the
 // clip C (which covers the largest), and how far the noiseless GTD2 gets in T = n steps (best step of the
 // grid, chosen in hindsight). Then a plot on the chain at n = 100: MSPBE / θ = 0's against T = n, 10n and n²
 // for GPOPE and the noiseless GTD2, each with a constant and a diminishing step α_t = α₀/(1 + 10t/T), α₀ from
@@ -118,7 +118,8 @@ func WhyTrivial(out report.Sink, p Protocol) error {
 	}
 	out.Markdown(fmt.Sprintf("**Signal and noise at ε = 1, n = %d.** ‖ḡ(0)‖ = ‖b‖ is the norm of the expected gradient at x = 0; a "+
 		"step adds noise of norm ≈ σ√(2d). The last column is the signal-to-noise ratio of the sum of T updates from 0, "+
-		"‖b‖√T/(σ√(2d)): with σ growing like √T at fixed ε it hardly changes with T, while it grows linearly in n.", snrN))
+		"‖b‖√T/(σ√(2d)): σ grows with T at fixed ε (like √T once T ≫ n), so this ratio saturates as T grows, while it grows "+
+		"linearly in n.", snrN))
 	out.Table([]string{"domain", "T", "d", "C", "σ / C", "‖ḡ(0)‖ / C", "median ‖gᵢ(0)‖ / C", "SNR per step", "SNR of the T-step sum"}, table)
 	out.Markdown(fmt.Sprintf("**The non-private GTD2 after T = n = %d steps** (σ = 0, same clip; the best step of %v in hindsight), "+
 		"MSPBE / θ = 0's, mean [95%% interval] over %d trials (trial k: rand.NewPCG(%d, k)):", snrN, gtdSteps, p.Trials, uint64(2019^0x7768_7900)))
