@@ -297,8 +297,9 @@ type GPOPEConfig struct {
 	Sigma      float64  // absolute noise standard deviation per coordinate (GPOPESigma computes it), in (0, ∞)
 	NonPrivate bool     // run without noise (Sigma must then be 0): not private
 	// Sampling selects the trajectories of a step (zero value: SampleOne, the paper's); Rate is the Poisson
-	// inclusion probability q in (0, 1] (0: 1/n, an expected batch of one trajectory). Rate must be 0 with
-	// SampleOne.
+	// inclusion probability q in (0, 1] (0: 1/n, an expected batch of exactly one trajectory, which treats n
+	// as public, as DP-SGD practice does; under add/remove, a caller who keeps n private sets Rate and so the
+	// divisor q·n from a public size). Rate must be 0 with SampleOne.
 	Sampling GPOPESampling
 	Rate     float64
 	Src      rand.Source
@@ -380,9 +381,10 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 	q, batch := cfg.Rate, 1.0
 	if cfg.Sampling == SamplePoisson {
 		if q == 0 {
-			q = 1 / float64(len(trajs))
+			q = 1 / float64(len(trajs)) // the expected batch is 1 exactly
+		} else {
+			batch = q * float64(len(trajs))
 		}
-		batch = q * float64(len(trajs))
 		sum = make([]float64, 2*d)
 	}
 	for t := range cfg.Iterations {

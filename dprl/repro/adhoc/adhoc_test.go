@@ -107,7 +107,7 @@ func TestStudy(t *testing.T) {
 		}
 	}
 	for _, r := range a {
-		refused := strings.Contains(r.Err, "epsilon = 100 is outside the allowed range (0, 1]")
+		refused := strings.Contains(r.Err, "Epsilon = 100 is outside the allowed range (0, 1]")
 		if r.Eps == 100 && (r.Method == GPOPE) == refused {
 			t.Errorf("%v at ε = 100: failure %q", r.Method, r.Err)
 		}
