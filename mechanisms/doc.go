@@ -61,7 +61,8 @@
 //     et al.'s Appendix A; the authors' early code multiplied by this β's denominator instead of dividing,
 //     which is not private).
 //
-// The analysis assumes ε ≤ 1; larger ε is accepted without that proof. SmoothUpperBound computes
+// Both analyses assume ε ≤ 1, so a larger ε is refused (SmoothEpsilonRange): with ε > 1 the constants would
+// still give a noise level, but no (ε, δ) guarantee stands behind it. SmoothUpperBound computes
 // S_β = max_k e^{−kβ}·A(k) from A(k), the largest local sensitivity within distance k (Nissim et al.,
 // Definition 2.1 and Lemma 2.3); policyeval supplies A(k) for DP-LSW and DP-LSL. The neighbouring relation
 // is the caller's (replace-one in policyeval).

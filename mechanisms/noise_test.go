@@ -243,6 +243,15 @@ func TestSmoothSensitivity(t *testing.T) {
 			}
 		}
 	}
+	// The constants are proven for ε ≤ 1 only: ε = 1 is allowed, anything above is refused for both variants.
+	smoothConstants(t, 1, 1e-5, 10, SmoothLemma1)
+	for _, v := range []SmoothVariant{SmoothLemma1, SmoothAppendixA} {
+		_, _, err := SmoothGaussianConstants(1.000001, 1e-5, 10, v)
+		var pe *ParamError
+		if !errors.As(err, &pe) || pe.Param != "epsilon" || pe.Allowed != "(0, 1]" {
+			t.Errorf("%v at ε slightly above 1: %v", v, err)
+		}
+	}
 	m, _ := NewSmoothGaussian(0.5, 1e-5, 3, SmoothLemma1, rand.NewPCG(5, 5))
 	if _, _, err := m.Release([]float64{1, 2}, 1); paramName(err) != "len(value)" {
 		t.Errorf("wrong dimension: %v", err)

@@ -32,12 +32,17 @@ func (v SmoothVariant) String() string {
 	return fmt.Sprintf("SmoothVariant(%d)", int(v))
 }
 
+// SmoothEpsilonRange is the range of ε in which the smooth-sensitivity Gaussian's constants are proven,
+// (0, 1]: Nissim, Raskhodnikova & Smith's analysis, in the form of Balle et al.'s Lemma 1, and the elementary
+// proof of their Appendix A both assume ε ≤ 1.
+var SmoothEpsilonRange = param.Interval{Lo: 0, Hi: 1, HiClosed: true}
+
 // SmoothGaussianConstants returns α and β for releasing a d-dimensional statistic f(X) + N(0, σ(X)² I_d)
 // with σ(X) = α·S(X), S a β-smooth upper bound on the local sensitivity: then the release is (ε, δ)-DP.
-// The NRS analysis assumes ε ≤ 1; larger ε is accepted, without that proof behind it (doc.go, "Smooth
-// sensitivity").
+// The analysis holds for ε ≤ 1 only: a larger ε is refused with a *ParamError naming epsilon and the range
+// (0, 1] (doc.go, "Smooth sensitivity"); there is no (ε, δ) guarantee to calibrate for.
 func SmoothGaussianConstants(epsilon, delta float64, d int, v SmoothVariant) (alpha, beta float64, err error) {
-	if err := param.First(checkEpsilon(epsilon), checkDeltaPositive(delta)); err != nil {
+	if err := param.First(check.In("epsilon", epsilon, SmoothEpsilonRange), checkDeltaPositive(delta)); err != nil {
 		return 0, 0, err
 	}
 	if err := param.First(check.AtLeast("d", d, 1), check.Int("v", int(v), int(SmoothLemma1), int(SmoothAppendixA))); err != nil {

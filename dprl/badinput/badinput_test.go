@@ -180,6 +180,11 @@ func table(t *testing.T) []row {
 		return rel2(mechanisms.SmoothGaussianConstants(e, d, 2, mechanisms.SmoothLemma1))
 	})...)
 	add(row{"SmoothGaussianConstants/d=0", "d", "0", func() error { return rel2(mechanisms.SmoothGaussianConstants(1, 1e-5, 0, mechanisms.SmoothLemma1)) }},
+		row{"SmoothGaussianConstants/epsilon=2 (needs ε ≤ 1)", "epsilon", "2", func() error { return rel2(mechanisms.SmoothGaussianConstants(2, 1e-5, 2, mechanisms.SmoothLemma1)) }},
+		row{"SmoothGaussianConstants/epsilon=1.5 Appendix A (needs ε ≤ 1)", "epsilon", "1.5", func() error {
+			return rel2(mechanisms.SmoothGaussianConstants(1.5, 1e-5, 2, mechanisms.SmoothAppendixA))
+		}},
+		row{"NewSmoothGaussian/epsilon=2 (needs ε ≤ 1)", "epsilon", "2", func() error { return rel(mechanisms.NewSmoothGaussian(2, 1e-5, 2, mechanisms.SmoothLemma1, src())) }},
 		row{"NewSmoothGaussian/epsilon=NaN", "epsilon", "NaN", func() error { return rel(mechanisms.NewSmoothGaussian(nan, 1e-5, 2, mechanisms.SmoothLemma1, src())) }},
 		row{"NewSmoothGaussian/v=7", "v", "7", func() error { return rel(mechanisms.NewSmoothGaussian(1, 1e-5, 2, 7, src())) }},
 		row{"NewSmoothGaussian/src=nil", "src", "", func() error { return rel(mechanisms.NewSmoothGaussian(1, 1e-5, 2, mechanisms.SmoothLemma1, nil)) }},
@@ -674,6 +679,12 @@ func table(t *testing.T) []row {
 	add(epsDeltaRows("policyeval.GPOPESigma", "eps", "delta", func(e, d float64) error {
 		return rel(policyeval.GPOPESigma(policyeval.AccountingPoisson, 100, 100, e, d, 1, nil))
 	})...)
+	add(row{"policyeval.DPLSW/Epsilon=2 (Lemma 1 needs ε ≤ 1)", "Epsilon", "2", func() error {
+		return rel(policyeval.DPLSW(prob, sig, policyeval.PrivacyParams{Epsilon: 2, Delta: 1e-5}, false, src()))
+	}},
+		row{"policyeval.DPLSL/Epsilon=2 (Lemma 1 needs ε ≤ 1)", "Epsilon", "2", func() error {
+			return rel(policyeval.DPLSL(prob, sig, 1, policyeval.PrivacyParams{Epsilon: 2, Delta: 1e-5, Variant: mechanisms.SmoothAppendixA}, policyeval.LSLPaper, src()))
+		}})
 	add(row{"policyeval.DPLSL/lambda=-1", "lambda", "-1", func() error {
 		return rel(policyeval.DPLSL(prob, sig, -1, policyeval.PrivacyParams{Epsilon: 1, Delta: 1e-5}, policyeval.LSLPaper, src()))
 	}},

@@ -67,9 +67,14 @@ func TestEnumStrings(t *testing.T) {
 		{policyeval.LSLPaper, "paper/code bound"},
 		{policyeval.LSLSafe, "safe bound"},
 		{policyeval.LSLBound(2), "LSLBound(2)"},
-		{policyeval.AccountingPaper, "without replacement, replace-one, Δ = 2C (paper)"},
-		{policyeval.AccountingPoisson, "Poisson, add/remove, Δ = C"},
-		{policyeval.GPOPEAccounting(2), "GPOPEAccounting(2)"},
+		{policyeval.AccountingPaper, "without replacement, replace-one, Δ = 2C (paper, WBK Theorem 9)"},
+		{policyeval.AccountingPoisson, "Poisson, add/remove, Δ = C (RDP)"},
+		{policyeval.AccountingTight, "without replacement, replace-one, Δ = 2C (WBK Theorem 27)"},
+		{policyeval.AccountingPoissonPLD, "Poisson, add/remove, Δ = C (PLD)"},
+		{policyeval.GPOPEAccounting(4), "GPOPEAccounting(4)"},
+		{policyeval.SampleOne, "one per step"},
+		{policyeval.SamplePoisson, "Poisson"},
+		{policyeval.GPOPESampling(2), "GPOPESampling(2)"},
 	} {
 		var got string
 		func() {

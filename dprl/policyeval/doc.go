@@ -31,7 +31,9 @@
 // is a β-smooth bound (Balle et al., Lemmas 4–5). DPLSW releases θ + N(0, σ²I_d) with
 // σ = α·F_range·‖(Γ_w^{1/2}Φ)⁺‖₂·√Ψ_β(n), α and β from mechanisms.SmoothGaussianConstants (package
 // mechanisms, "Smooth sensitivity"; Lemma 1 constants by default). The authors' code used the Frobenius norm
-// instead of the spectral one, which is larger and so also valid (frobenius = true).
+// instead of the spectral one, which is larger and so also valid (frobenius = true). Both sets of constants
+// are proven for ε ≤ 1 only, so DPLSW and DPLSL refuse a larger ε (a *param.Error naming Epsilon and the
+// range (0, 1]) rather than release without a guarantee.
 //
 // # LSL and DP-LSL
 //
@@ -63,15 +65,25 @@
 // uniformly (with replacement across steps), average Â, b̂, Ĉ over all its transitions, form the stacked
 // gradient g = [−Âᵀw; Âθ − b̂ + Ĉw], clip it to norm C, add N(0, σ²I_{2d}) with σ an absolute standard
 // deviation, and step x ← x − α_t·g̃; the result is θ_T. Non-finite data are refused, and a gradient that
-// overflows is dropped (set to zero, the noise still added).
+// overflows is dropped (set to zero, the noise still added). GPOPEConfig.Sampling = SamplePoisson replaces
+// the draw by a Poisson sample (each trajectory independently with probability q, default 1/n):
+// g̃ = (Σ_{i∈B} clip(g_i) + N(0, σ²I_{2d}))/(q·n).
 //
-// GPOPEAccounting chooses the accountant (GPOPEEpsilon, GPOPESigma), both over RDP with the improved
-// conversion:
+// GPOPEAccounting chooses the accountant (GPOPEEpsilon, GPOPESigma); each is about one sampling
+// (GPOPEAccounting.Sampling), and a run is private as stated only if it runs that sampling:
 //   - AccountingPaper, the paper's proof: one trajectory of n per step sampled without replacement,
 //     replace-one neighbours, Δ = 2C, Wang, Balle & Kasiviswanathan's Theorem 9 alone (noise multiplier
-//     σ/(2C)). Theorem 9 has a floor that no noise removes, so small ε can be out of reach.
+//     σ/(2C)), RDP. Theorem 9 has a floor that no noise removes, so small ε can be out of reach.
+//   - AccountingTight, the same run with their Theorem 27 for the subsampled Gaussian: never above
+//     Theorem 9, no floor. At rate 1/n it also bounds Poisson sampling under replace-one: given the other
+//     trajectories' sum s, the outputs are (1 − q)N(s, σ²) + qN(s + g, σ²) and the same with g′, and by the
+//     joint convexity of exp((α − 1)D_α) the divergence is at most that of one step of one-per-step sampling
+//     on a dataset whose other gradients are 0.
 //   - AccountingPoisson, the usual alternative: Poisson sampling at rate 1/n, add/remove, Δ = C (noise
-//     multiplier σ/C).
+//     multiplier σ/C), RDP.
+//   - AccountingPoissonPLD, the same with the PLD accountant (mechanisms.PLDAccountant): tight up to its
+//     pessimistic discretisation; GPOPESigma solves for σ by regula falsi on (log σ, log ε), to within
+//     0.1% below the target ε.
 //
 // The paper's own constant c₂ in σ ≥ c₂·C·√(T ln(1/δ))/(nε) is not known, so σ is always computed by the
 // accountant. TuneStep chooses the step size on public data, which costs no privacy.

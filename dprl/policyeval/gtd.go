@@ -1,6 +1,7 @@
 package policyeval
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -259,6 +260,32 @@ func Diminishing(alpha0, tau float64) StepSize {
 	return func(t int) float64 { return alpha0 / (1 + float64(t)/tau) }
 }
 
+// GPOPESampling selects which trajectories a GPOPE step uses.
+type GPOPESampling int
+
+const (
+	// SampleOne is Xie et al.'s Algorithm 1: each step draws one trajectory uniformly (independently across
+	// steps) and adds N(0, σ²I) to its clipped gradient. AccountingPaper and AccountingTight account for it.
+	SampleOne GPOPESampling = iota
+	// SamplePoisson includes every trajectory independently with probability Rate at each step (a Poisson
+	// sample, possibly empty); the step's gradient is the sum of the included clipped gradients plus
+	// N(0, σ²I), divided by the expected batch size Rate·n. AccountingPoisson and AccountingPoissonPLD
+	// account for it (add/remove neighbours, Δ = C); at Rate = 1/n, AccountingTight bounds it under
+	// replace-one too (see GPOPEAccounting).
+	SamplePoisson
+)
+
+// String names the sampling ("one per step", "Poisson"), or gives GPOPESampling(n) for any other value.
+func (s GPOPESampling) String() string {
+	switch s {
+	case SampleOne:
+		return "one per step"
+	case SamplePoisson:
+		return "Poisson"
+	}
+	return fmt.Sprintf("GPOPESampling(%d)", int(s))
+}
+
 // GPOPEConfig configures Xie et al.'s Algorithm 1. Sigma must be positive: a zero Sigma is an error, not a
 // non-private run. NonPrivate (with Sigma = 0) selects the explicitly non-private baseline, episodic GTD2
 // (one trajectory per step, all of its transitions, clipped gradients, no noise).
@@ -269,8 +296,15 @@ type GPOPEConfig struct {
 	Clip       float64  // C: the stacked primal–dual gradient is clipped to norm C
 	Sigma      float64  // absolute noise standard deviation per coordinate (GPOPESigma computes it), in (0, ∞)
 	NonPrivate bool     // run without noise (Sigma must then be 0): not private
-	Src        rand.Source
-	// Trace, if set, sees the norm of every step's gradient before clipping (e.g. to count clipped steps). The
+	// Sampling selects the trajectories of a step (zero value: SampleOne, the paper's); Rate is the Poisson
+	// inclusion probability q in (0, 1] (0: 1/n, an expected batch of exactly one trajectory, which treats n
+	// as public, as DP-SGD practice does; under add/remove, a caller who keeps n private sets Rate and so the
+	// divisor q·n from a public size). Rate must be 0 with SampleOne.
+	Sampling GPOPESampling
+	Rate     float64
+	Src      rand.Source
+	// Trace, if set, sees the norm of every sampled trajectory's gradient before clipping (e.g. to count
+	// clipped gradients): once per step with SampleOne, once per included trajectory with SamplePoisson. The
 	// data are checked finite; a gradient whose entries still overflow to ±Inf or NaN (a diverging iterate)
 	// shows as a non-finite norm and is dropped: set to zero, the noise still added.
 	Trace func(t int, gradNorm float64)
@@ -308,7 +342,8 @@ func Gradient(g []float64, tr FeatureTrajectory, gamma float64, theta, w []float
 // GPOPE runs Algorithm 1 on n trajectories: at each step one trajectory is drawn uniformly (with
 // replacement across steps), its per-trajectory estimates Â, b̂, Ĉ (averages over its transitions) give the
 // stacked gradient g = [−Âᵀw; Âθ − b̂ + Ĉw], which is clipped to norm C, noised with N(0, σ²I_{2d}) and
-// descended: x ← x − α_t g̃. It returns θ_T (the last iterate).
+// descended: x ← x − α_t g̃. It returns θ_T (the last iterate). With Sampling = SamplePoisson a step uses the
+// trajectories of a Poisson sample instead: g̃ = (Σ_{i∈B} clip(g_i) + N(0, σ²I_{2d}))/(q·n).
 func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 	if len(trajs) == 0 {
 		return nil, check.Missing("trajs", "at least one trajectory")
@@ -328,6 +363,12 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 		return nil, check.Missing("Step", "a step-size schedule")
 	case cfg.Src == nil:
 		return nil, check.Missing("Src", "a rand.Source")
+	case cfg.Sampling != SampleOne && cfg.Sampling != SamplePoisson:
+		return nil, check.Int("Sampling", int(cfg.Sampling), int(SampleOne), int(SamplePoisson))
+	case cfg.Sampling == SampleOne && cfg.Rate != 0:
+		return nil, check.Errorf("Rate", cfg.Rate, "{0} with SampleOne (a rate is for SamplePoisson)")
+	case cfg.Sampling == SamplePoisson && cfg.Rate != 0 && !samplingRate.Contains(cfg.Rate):
+		return nil, check.In("Rate", cfg.Rate, samplingRate)
 	}
 	d, err := featureDim(trajs)
 	if err != nil {
@@ -336,18 +377,41 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 	rng := rand.New(cfg.Src)
 	theta, w := make([]float64, d), make([]float64, d)
 	g := make([]float64, 2*d)
+	var sum []float64 // SamplePoisson: the sum of the included clipped gradients
+	q, batch := cfg.Rate, 1.0
+	if cfg.Sampling == SamplePoisson {
+		if q == 0 {
+			q = 1 / float64(len(trajs)) // the expected batch is 1 exactly
+		} else {
+			batch = q * float64(len(trajs))
+		}
+		sum = make([]float64, 2*d)
+	}
 	for t := range cfg.Iterations {
-		tr := trajs[rng.IntN(len(trajs))]
-		Gradient(g, tr, cfg.Gamma, theta, w)
-		if cfg.Trace != nil {
-			cfg.Trace(t, floats.Norm(g, 2))
+		if cfg.Sampling == SampleOne {
+			tr := trajs[rng.IntN(len(trajs))]
+			Gradient(g, tr, cfg.Gamma, theta, w)
+			if cfg.Trace != nil {
+				cfg.Trace(t, floats.Norm(g, 2))
+			}
+			mechanisms.ClipToNorm(g, cfg.Clip) // a non-finite g (overflow) is zeroed: the step is noise only
+		} else {
+			clear(sum)
+			for i := poissonNext(rng, -1, q); i < len(trajs); i = poissonNext(rng, i, q) {
+				Gradient(g, trajs[i], cfg.Gamma, theta, w)
+				if cfg.Trace != nil {
+					cfg.Trace(t, floats.Norm(g, 2))
+				}
+				mechanisms.ClipToNorm(g, cfg.Clip)
+				floats.Add(sum, g)
+			}
+			copy(g, sum)
 		}
 		gt, gw := g[:d], g[d:]
-		mechanisms.ClipToNorm(g, cfg.Clip) // a non-finite g (overflow) is zeroed: the step is noise only
-		a := cfg.Step(t)
-		// The Gaussian mechanism on the clipped g (‖g‖ ≤ C: Δ = 2C replace-one or C add/remove, as
-		// GPOPEEpsilon accounts), drawn θ_i, w_i interleaved on the stream that also samples the trajectories
-		// (NonPrivate: σ = 0, the same draws).
+		a := cfg.Step(t) / batch
+		// The Gaussian mechanism on the clipped g or the clipped sum (one trajectory's part has norm ≤ C:
+		// Δ = 2C replace-one or C add/remove, as GPOPEEpsilon accounts), drawn θ_i, w_i interleaved on the
+		// stream that also samples the trajectories (NonPrivate: σ = 0, the same draws).
 		for i := range d {
 			theta[i] -= a * mechanisms.AddGaussian(gt[i], cfg.Sigma, rng)
 			w[i] -= a * mechanisms.AddGaussian(gw[i], cfg.Sigma, rng)
@@ -361,6 +425,22 @@ func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 	}
 	return theta, nil
 }
+
+// poissonNext is the next index after i included by independent coin flips with probability q (a geometric
+// skip, one uniform draw per included index plus one that ends the step).
+func poissonNext(rng *rand.Rand, i int, q float64) int {
+	if q >= 1 {
+		return i + 1
+	}
+	skip := math.Floor(math.Log(1-rng.Float64()) / math.Log1p(-q))
+	if skip > math.MaxInt32 {
+		return math.MaxInt
+	}
+	return i + 1 + int(skip)
+}
+
+// samplingRate is (0, 1], the range of a Poisson inclusion probability.
+var samplingRate = param.Interval{Lo: 0, Hi: 1, HiClosed: true}
 
 // featureDim checks the feature trajectories (checkFeatureTrajectories) and returns their dimension.
 func featureDim(trajs []FeatureTrajectory) (int, error) {
@@ -401,35 +481,73 @@ func checkFeatureTrajectories(trajs []FeatureTrajectory, d int) error {
 	return nil
 }
 
-// GPOPEAccounting selects how GPOPE's noise is calibrated.
+// GPOPEAccounting selects how GPOPE's noise is calibrated. Each accounting is about one sampling scheme and
+// one neighbouring relation; it states the privacy of a run only when the run uses that sampling
+// (GPOPEConfig.Sampling, as Sampling reports).
 type GPOPEAccounting int
 
 const (
-	// AccountingPaper is the paper's proof: one trajectory of n per step sampled without replacement,
-	// replace-one neighbours, sensitivity Δ = 2C; RDP by Wang, Balle & Kasiviswanathan's Thm 9.
+	// AccountingPaper is the paper's proof: one trajectory of n per step sampled without replacement
+	// (SampleOne), replace-one neighbours, sensitivity Δ = 2C; RDP by Wang, Balle & Kasiviswanathan's
+	// Theorem 9 (their general bound, with its noise-independent floor).
 	AccountingPaper GPOPEAccounting = iota
-	// AccountingPoisson is the common alternative: Poisson sampling with rate 1/n, add/remove neighbours,
-	// sensitivity Δ = C; RDP of the subsampled Gaussian (Mironov et al. 2019).
+	// AccountingPoisson is the common alternative: Poisson sampling with rate 1/n (SamplePoisson), add/remove
+	// neighbours, sensitivity Δ = C; RDP of the subsampled Gaussian (Mironov et al. 2019).
 	AccountingPoisson
+	// AccountingTight is the same run as AccountingPaper (SampleOne, replace-one, Δ = 2C) with the tightest
+	// bound the library has for it: Wang, Balle & Kasiviswanathan's Theorem 27 for the subsampled Gaussian
+	// (no floor). It also bounds SamplePoisson at rate 1/n under replace-one: conditioned on the other
+	// trajectories' sum s, the two outputs are (1 − q)N(s, σ²) + qN(s + g, σ²) and the same with g′, and by
+	// the joint convexity of exp((α − 1)D_α) the Rényi divergence is at most that of one step of SampleOne
+	// on a dataset whose other gradients are 0.
+	AccountingTight
+	// AccountingPoissonPLD is AccountingPoisson's run (SamplePoisson at rate 1/n, add/remove, Δ = C) with the
+	// privacy-loss-distribution accountant (mechanisms.PLDAccountant, default grid): exact up to its
+	// pessimistic discretisation, and far below the RDP bound at small noise multipliers.
+	AccountingPoissonPLD
 )
 
 // String describes the accounting, or gives GPOPEAccounting(n) for any other value.
 func (a GPOPEAccounting) String() string {
 	switch a {
 	case AccountingPaper:
-		return "without replacement, replace-one, Δ = 2C (paper)"
+		return "without replacement, replace-one, Δ = 2C (paper, WBK Theorem 9)"
 	case AccountingPoisson:
-		return "Poisson, add/remove, Δ = C"
+		return "Poisson, add/remove, Δ = C (RDP)"
+	case AccountingTight:
+		return "without replacement, replace-one, Δ = 2C (WBK Theorem 27)"
+	case AccountingPoissonPLD:
+		return "Poisson, add/remove, Δ = C (PLD)"
 	}
 	return fmt.Sprintf("GPOPEAccounting(%d)", int(a))
 }
 
-// GPOPEEpsilon is the ε at δ of T steps with noise σ (absolute) and clip C on n trajectories (improved RDP
-// conversion over the orders given; nil: dpa_default).
+// Sampling is the GPOPEConfig.Sampling whose runs the accounting is about.
+func (a GPOPEAccounting) Sampling() GPOPESampling {
+	if a == AccountingPoisson || a == AccountingPoissonPLD {
+		return SamplePoisson
+	}
+	return SampleOne
+}
+
+// GPOPEEpsilon is the ε at δ of T steps with noise σ (absolute) and clip C on n trajectories: improved RDP
+// conversion over the orders given (nil: dpa_default), or the PLD accountant for AccountingPoissonPLD
+// (orders unused).
 func GPOPEEpsilon(acc GPOPEAccounting, n, T int, sigma, clip, delta float64, orders []float64) (float64, error) {
 	if err := param.First(check.AtLeast("n", n, 1), check.AtLeast("T", T, 0), check.In("sigma", sigma, param.Positive),
-		check.In("clip", clip, param.Positive), check.In("delta", delta, param.OpenUnit)); err != nil {
+		check.In("clip", clip, param.Positive), check.In("delta", delta, param.OpenUnit),
+		check.Int("acc", int(acc), int(AccountingPaper), int(AccountingPoissonPLD))); err != nil {
 		return 0, err
+	}
+	if acc == AccountingPoissonPLD {
+		a, err := mechanisms.NewPLDAccountant(mechanisms.PLDParams{})
+		if err != nil {
+			return 0, err
+		}
+		if err := a.Compose(mechanisms.PoissonSampled{Q: 1 / float64(n), Event: mechanisms.GaussianEvent{NoiseMultiplier: sigma / clip}}, T); err != nil {
+			return 0, err
+		}
+		return a.Epsilon(delta)
 	}
 	a, err := mechanisms.NewRDPAccountant(orders, mechanisms.ConversionImproved)
 	if err != nil {
@@ -437,9 +555,9 @@ func GPOPEEpsilon(acc GPOPEAccounting, n, T int, sigma, clip, delta float64, ord
 	}
 	var ev mechanisms.Event
 	switch acc {
-	case AccountingPaper:
+	case AccountingPaper, AccountingTight:
 		ev = mechanisms.SampledWithoutReplacement{N: n, Batch: 1, Event: mechanisms.GaussianEvent{NoiseMultiplier: sigma / (2 * clip)},
-			GeneralBound: true}
+			GeneralBound: acc == AccountingPaper}
 	default:
 		ev = mechanisms.PoissonSampled{Q: 1 / float64(n), Event: mechanisms.GaussianEvent{NoiseMultiplier: sigma / clip}}
 	}
@@ -458,7 +576,77 @@ func GPOPESigma(acc GPOPEAccounting, n, T int, eps, delta, clip float64, orders 
 		check.AtLeast("n", n, 1), check.AtLeast("T", T, 1), check.In("delta", delta, param.OpenUnit)); err != nil {
 		return 0, err
 	}
+	if acc == AccountingPoissonPLD {
+		return gpopeSigmaPLD(n, T, eps, delta, clip, orders)
+	}
 	return mechanisms.CalibrateNoise(eps, 1e-3*clip, 1e4*clip, func(s float64) (float64, error) {
 		return GPOPEEpsilon(acc, n, T, s, clip, delta, orders)
 	})
+}
+
+// gpopeSigmaPLD calibrates AccountingPoissonPLD (each evaluation composes T runs of the PLD) by regula falsi
+// with the Illinois modification on (log σ, log ε), starting from the RDP calibration: it stops when ε is
+// within 0.1% below the target or the bracket is 0.1% wide, and returns the bracket's upper end, whose ε is
+// at most the target. A noise too small for the accountant's grid counts as above the target.
+func gpopeSigmaPLD(n, T int, eps, delta, clip float64, orders []float64) (float64, error) {
+	// f is log ε(z) − log ε_target: ≤ 0 where z meets the target.
+	f := func(z float64) (float64, error) {
+		e, err := GPOPEEpsilon(AccountingPoissonPLD, n, T, z, 1, delta, nil)
+		var g *mechanisms.GridError
+		if errors.As(err, &g) {
+			return math.Inf(1), nil
+		}
+		return math.Log(e) - math.Log(eps), err
+	}
+	hi, err := GPOPESigma(AccountingPoisson, n, T, eps, delta, 1, orders)
+	if err != nil {
+		return 0, err
+	}
+	fhi, err := f(hi)
+	for ; err == nil && fhi > 0; fhi, err = f(hi) {
+		if hi *= 2; hi > 1e4 {
+			return 0, check.Errorf("epsilon", eps, "a target the PLD accountant reaches with σ ≤ 1e4·C (n = %d, T = %d)", n, T)
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	lo := hi / 2
+	flo, err := f(lo)
+	for ; err == nil && flo <= 0; flo, err = f(lo) {
+		if hi, fhi, lo = lo, flo, lo/2; lo < 1e-4 {
+			return hi * clip, nil
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	side := 0
+	for hi/lo > 1+1e-3 && fhi < math.Log(1-1e-3) {
+		mid := math.Sqrt(lo * hi)
+		if !math.IsInf(flo, 1) {
+			mid = math.Exp((math.Log(lo)*fhi - math.Log(hi)*flo) / (fhi - flo))
+		}
+		if !(mid > lo*(1+1e-5) && mid < hi/(1+1e-5)) {
+			mid = math.Sqrt(lo * hi)
+		}
+		fm, err := f(mid)
+		if err != nil {
+			return 0, err
+		}
+		if fm <= 0 {
+			hi, fhi = mid, fm
+			if side == -1 {
+				flo /= 2
+			}
+			side = -1
+		} else {
+			lo, flo = mid, fm
+			if side == 1 {
+				fhi /= 2
+			}
+			side = 1
+		}
+	}
+	return hi * clip, nil
 }

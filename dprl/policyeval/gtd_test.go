@@ -175,3 +175,108 @@ func TestGPOPEIterate(t *testing.T) {
 		t.Errorf("steps %d, last θ %g vs %g, w_1 = %g (want 0.5)", steps, last, theta[0], w1)
 	}
 }
+
+// TestGPOPEPoissonSampling: at rate 1 every trajectory is in every step's sample, so one noiseless step of
+// size 1 moves θ by minus the mean of the clipped per-trajectory gradients; at rate 1/n the number of sampled
+// gradients per step averages 1 (Trace sees each); and a step's noise is N(0, σ²)/(q·n) per coordinate.
+func TestGPOPEPoissonSampling(t *testing.T) {
+	ft, _ := chainFeatureTrajs(t, 30, 1)
+	const clip = 0.05
+	theta, err := GPOPE(ft, GPOPEConfig{Gamma: 0.99, Iterations: 1, Step: Constant(1), Clip: clip, NonPrivate: true,
+		Sampling: SamplePoisson, Rate: 1, Src: rand.NewPCG(1, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float64, 40)
+	g := make([]float64, 80)
+	zero := make([]float64, 40)
+	for _, tr := range ft {
+		Gradient(g, tr, 0.99, zero, zero)
+		mechanisms.ClipToNorm(g, clip)
+		for i := range want {
+			want[i] -= g[i] / 30
+		}
+	}
+	for i := range want {
+		if math.Abs(theta[i]-want[i]) > 1e-15 {
+			t.Fatalf("θ[%d] = %g, want %g", i, theta[i], want[i])
+		}
+	}
+	sampled := 0
+	const T = 20000
+	if _, err := GPOPE(ft, GPOPEConfig{Gamma: 0.99, Iterations: T, Step: Constant(1e-9), Clip: clip, NonPrivate: true,
+		Sampling: SamplePoisson, Src: rand.NewPCG(2, 2), Trace: func(int, float64) { sampled++ }}); err != nil {
+		t.Fatal(err)
+	}
+	if m := float64(sampled) / T; math.Abs(m-1) > 4/math.Sqrt(T) {
+		t.Errorf("%.4f sampled gradients per step at rate 1/n, want 1", m)
+	}
+	// Noise: with θ = w = 0 data (no trajectory), a step moves θ by noise/(q·n); q = 0.5 on 30 trajectories.
+	empty := make([]FeatureTrajectory, 30)
+	for i := range empty {
+		empty[i] = FeatureTrajectory{Phi: [][]float64{{0}, {0}}, Rho: []float64{1}, R: []float64{0}}
+	}
+	var sumSq float64
+	const runs = 4000
+	for k := range runs {
+		th, err := GPOPE(empty, GPOPEConfig{Gamma: 0.9, Iterations: 1, Step: Constant(1), Clip: 1, Sigma: 3, Sampling: SamplePoisson, Rate: 0.5,
+			Src: rand.NewPCG(uint64(k), 5)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sumSq += th[0] * th[0]
+	}
+	if v, want := sumSq/runs, 9.0/225; math.Abs(v-want) > 4*want*math.Sqrt(2.0/runs) {
+		t.Errorf("noise variance %g, want σ²/(qn)² = %g", v, want)
+	}
+	for name, cfg := range map[string]GPOPEConfig{
+		"Rate with SampleOne": {Rate: 0.5},
+		"Rate > 1":            {Sampling: SamplePoisson, Rate: 1.5},
+		"Sampling 7":          {Sampling: 7},
+	} {
+		cfg.Gamma, cfg.Iterations, cfg.Step, cfg.Clip, cfg.Sigma, cfg.Src = 0.9, 1, Constant(1), 1, 1, rand.NewPCG(1, 1)
+		if _, err := GPOPE(ft, cfg); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// TestGPOPEAccountings: Theorem 27 is never above Theorem 9 for the same run (and has no floor), the PLD
+// calibration meets its target within 1%, and each accounting names the sampling it is about.
+func TestGPOPEAccountings(t *testing.T) {
+	orders := mechanisms.IntegerOrders(2, 256)
+	for _, c := range []struct {
+		n, T  int
+		sigma float64
+	}{{1000, 1000, 1.726}, {500, 500, 8.232}, {100, 1000, 6}} {
+		paper, err := GPOPEEpsilon(AccountingPaper, c.n, c.T, c.sigma, 1, 1e-5, orders)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tight, _ := GPOPEEpsilon(AccountingTight, c.n, c.T, c.sigma, 1, 1e-5, orders)
+		if !(tight <= paper+1e-12) {
+			t.Errorf("n = %d, T = %d, σ = %g: Theorem 27 ε %g above Theorem 9's %g", c.n, c.T, c.sigma, tight, paper)
+		}
+	}
+	// At σ = 10⁴ Theorem 9 floors at 0.22 (n = T = 100); Theorem 27 is left with the conversion's own
+	// ln(1/δ)/(α − 1) term at the largest order, 256.
+	floor, _ := GPOPEEpsilon(AccountingTight, 100, 100, 1e4, 1, 1e-5, orders)
+	if paper, _ := GPOPEEpsilon(AccountingPaper, 100, 100, 1e4, 1, 1e-5, orders); !(floor < 0.05 && paper > 0.2) {
+		t.Errorf("at σ = 10⁴: Theorem 27 ε = %g, Theorem 9 ε = %g", floor, paper)
+	}
+	s, err := GPOPESigma(AccountingPoissonPLD, 1000, 1000, 1, 1e-5, 2, orders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := GPOPEEpsilon(AccountingPoissonPLD, 1000, 1000, s, 2, 1e-5, nil)
+	rdp, _ := GPOPESigma(AccountingPoisson, 1000, 1000, 1, 1e-5, 2, orders)
+	if !(e <= 1 && e > 0.99) || !(s < rdp) {
+		t.Errorf("PLD σ = %g (RDP's %g) gives ε = %g, want just below 1", s, rdp, e)
+	}
+	for acc, want := range map[GPOPEAccounting]GPOPESampling{AccountingPaper: SampleOne, AccountingTight: SampleOne,
+		AccountingPoisson: SamplePoisson, AccountingPoissonPLD: SamplePoisson} {
+		if acc.Sampling() != want {
+			t.Errorf("%v: sampling %v", acc, acc.Sampling())
+		}
+	}
+}

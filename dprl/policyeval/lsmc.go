@@ -197,7 +197,7 @@ func (p *Problem) check(sig *Signature) error {
 
 // checkPrivacy refuses (ε, δ) outside (0, ∞) × (0, 1): a private release always has noise.
 func checkPrivacy(priv PrivacyParams) error {
-	return param.First(check.In("Epsilon", priv.Epsilon, param.Positive), check.In("Delta", priv.Delta, param.OpenUnit))
+	return param.First(check.In("Epsilon", priv.Epsilon, mechanisms.SmoothEpsilonRange), check.In("Delta", priv.Delta, param.OpenUnit))
 }
 
 // privateSignature validates a private release's inputs and clips the signature's returns to p's range.
@@ -279,7 +279,9 @@ func LSL(p *Problem, sig *Signature, lambda float64) ([]float64, error) {
 	return weighted(p.Phi, c, sig.F, lambda/(2*float64(sig.M)))
 }
 
-// PrivacyParams are the (ε, δ) of a release and the smooth-sensitivity constants' variant.
+// PrivacyParams are the (ε, δ) of a release and the smooth-sensitivity constants' variant. ε must lie in
+// (0, 1] (mechanisms.SmoothEpsilonRange): the constants are proven there only, so DP-LSW and DP-LSL refuse a
+// larger ε rather than release without a guarantee.
 type PrivacyParams struct {
 	Epsilon, Delta float64
 	Variant        mechanisms.SmoothVariant

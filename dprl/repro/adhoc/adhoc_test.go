@@ -75,11 +75,12 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// TestStudy: results are identical for 1 and 2 workers, more ε means less error for DP-LSW and DP-LSL, the
+// TestStudy: results are identical for 1 and 2 workers, more ε means less error for DP-LSW and DP-LSL, they
+// do not run at ε > 1 (no guarantee: the smooth-sensitivity constants need ε ≤ 1) while GPOPE does, the
 // non-private counterparts of LSW are the reference itself, and Needed reads the size curve.
 func TestStudy(t *testing.T) {
 	s, d := chainSetup(t, 600)
-	eps := []float64{1, 100}
+	eps := []float64{0.1, 1, 100}
 	a, err := s.Study(d, Methods, eps, []int{0}, 4, 7, 1, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +102,18 @@ func TestStudy(t *testing.T) {
 		return sum / float64(n)
 	}
 	for _, m := range []Method{DPLSW, DPLSL} {
-		if !(mean(m, 100) < mean(m, 1)) {
-			t.Errorf("%v: error %g at ε = 100, %g at ε = 1", m, mean(m, 100), mean(m, 1))
+		if !(mean(m, 1) < mean(m, 0.1)) {
+			t.Errorf("%v: error %g at ε = 1, %g at ε = 0.1", m, mean(m, 1), mean(m, 0.1))
 		}
+	}
+	for _, r := range a {
+		refused := strings.Contains(r.Err, "Epsilon = 100 is outside the allowed range (0, 1]")
+		if r.Eps == 100 && (r.Method == GPOPE) == refused {
+			t.Errorf("%v at ε = 100: failure %q", r.Method, r.Err)
+		}
+	}
+	if got := NeededTable(a, []int{600}, [][2]float64{{100, 1e9}}); got[0][2] != "not run" || got[0][4] != "600" {
+		t.Errorf("needed at ε = 100: %v", got)
 	}
 	ref, _ := s.Reference(d)
 	lsw, _ := s.NonPrivate(DPLSW, d, nil)

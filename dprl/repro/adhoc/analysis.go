@@ -272,14 +272,22 @@ func (a *Analysis) Plan(out report.Sink, b Budget) error {
 }
 
 // NeededTable has one row per (ε, target error): ε, the target, and for each of Methods the smallest of sizes
-// whose mean error at that ε meets the target (Needed), or "> the largest size".
+// whose mean error at that ε meets the target (Needed), "> the largest size", or "not run" when no release of
+// the method ran at that ε (DP-LSW and DP-LSL refuse ε > 1: their constants give no guarantee there).
 func NeededTable(rows []Row, sizes []int, targets [][2]float64) [][]string {
 	var table [][]string
 	for _, target := range targets {
-		need := Needed(AtEpsilon(rows, target[0]), Methods, sizes, target[1])
+		at := AtEpsilon(rows, target[0])
+		need := Needed(at, Methods, sizes, target[1])
 		row := []string{fmt.Sprint(target[0]), fmt.Sprint(target[1])}
 		for _, m := range Methods {
-			if need[m] == 0 {
+			ran := false
+			for _, r := range at {
+				ran = ran || (r.Method == m && r.Err == "")
+			}
+			if !ran {
+				row = append(row, "not run")
+			} else if need[m] == 0 {
 				row = append(row, fmt.Sprintf("> %d", sizes[len(sizes)-1]))
 			} else {
 				row = append(row, fmt.Sprint(need[m]))

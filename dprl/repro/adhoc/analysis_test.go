@@ -57,7 +57,7 @@ func TestBestAndNeededTable(t *testing.T) {
 		t.Errorf("no rows at ε = 3: %v %g", m, e)
 	}
 	got := NeededTable(handRows(), []int{100, 1000}, [][2]float64{{1, 0.5}, {1, 0.1}})
-	want := [][]string{{"1", "0.5", "1000", "100", "> 1000"}, {"1", "0.1", "> 1000", "> 1000", "> 1000"}}
+	want := [][]string{{"1", "0.5", "1000", "100", "not run"}, {"1", "0.1", "> 1000", "> 1000", "not run"}} // GPOPE: every release failed
 	if len(got) != 2 || strings.Join(got[0], ",") != strings.Join(want[0], ",") || strings.Join(got[1], ",") != strings.Join(want[1], ",") {
 		t.Errorf("needed %v, want %v", got, want)
 	}

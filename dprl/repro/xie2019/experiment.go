@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -365,6 +366,7 @@ const (
 	MethodDPLSLPaper  = "DP-LSL (V2, paper bound)"
 	MethodDPLSLSafe   = "DP-LSL (V2, safe bound)"
 	MethodZero        = "θ = 0"
+	MethodGTD2        = "GTD2 (non-private: σ = 0)"
 	MethodGPOPEAtStep = "GPOPE"
 	MethodGTD2AtStep  = "GTD2 (σ = 0, same clip and T)"
 )
@@ -382,11 +384,17 @@ type Config struct {
 	TuneRuns int
 	// IterationsPerTrajectory sets T = max(1, round(IterationsPerTrajectory·n)) (0: 1, one expected pass).
 	IterationsPerTrajectory float64
-	Accounting              policyeval.GPOPEAccounting
-	Orders                  []float64 // RDP orders (nil: the integers 2…256, as in the paper's accounting here)
+	// Accounting calibrates σ; GPOPE runs the sampling it is about (Accounting.Sampling()): one trajectory
+	// per step for the paper's and the tight accounting, Poisson sampling at rate 1/n for the Poisson ones.
+	Accounting policyeval.GPOPEAccounting
+	Orders     []float64 // RDP orders (nil: the integers 2…256, as in the paper's accounting here)
 	// LSWDelta is DP-LSW's and DP-LSL's δ (Balle et al.'s 0.1); LSLC sets DP-LSL's λ schedule constant.
+	// They run only at ε ≤ 1 (mechanisms.SmoothEpsilonRange): above, their constants give no guarantee.
 	LSWDelta, LSLC float64
-	Workers        int
+	// TunedOnly runs GPOPE at the tuned step only (no 10× and 0.1× runs, no DP-LSW, DP-LSL or GTD2, and no
+	// GTD2 tuning); the other rows keep their random streams, so their values equal those of a full run.
+	TunedOnly bool
+	Workers   int
 }
 
 func (c *Config) check() error {
@@ -426,7 +434,7 @@ func (c *Config) Iterations(n int) int {
 }
 
 // Row is one estimate: its method, dataset size, ε (0 for non-private ones), trial, the GPOPE step, noise
-// σ and share of clipped steps, and the MSPBE under the domain's population moments.
+// σ and share of clipped gradients, and the MSPBE under the domain's population moments.
 type Row struct {
 	Method       string
 	N            int
@@ -437,27 +445,61 @@ type Row struct {
 	MSPBE        float64
 }
 
-// Tuning is the public step-size search at one (n, ε): the grid's mean public MSPBE and the step chosen.
+// Tuning is the public step-size search at one (n, ε): the grid's mean public MSPBE and the step chosen,
+// and the same search for the noiseless GTD2 at that n (GTD2MSPBE, GTD2Best; independent of ε).
 type Tuning struct {
-	N       int
-	Epsilon float64
-	Sigma   float64
-	Steps   []float64
-	MSPBE   []float64 // +Inf where GPOPE diverged
-	Best    float64
+	N         int
+	Epsilon   float64
+	Sigma     float64
+	Steps     []float64
+	MSPBE     []float64 // +Inf where GPOPE diverged
+	Best      float64
+	GTD2MSPBE []float64
+	GTD2Best  float64
 }
 
-// runGPOPE runs GPOPE and returns θ and the share of steps whose gradient was clipped (θ = nil if it
-// diverged).
-func runGPOPE(ft []policyeval.FeatureTrajectory, gamma float64, T int, step, clip, sigma float64, nonPrivate bool, src rand.Source) ([]float64, float64, error) {
-	clipped := 0
-	th, err := policyeval.GPOPE(ft, policyeval.GPOPEConfig{Gamma: gamma, Iterations: T, Step: policyeval.Constant(step), Clip: clip, Sigma: sigma, NonPrivate: nonPrivate, Src: src,
+// runGPOPE runs GPOPE (constant step) with the given sampling and returns θ and the share of sampled
+// gradients that were clipped (θ = nil if it diverged).
+func runGPOPE(ft []policyeval.FeatureTrajectory, gamma float64, T int, step, clip, sigma float64, nonPrivate bool, sampling policyeval.GPOPESampling, src rand.Source) ([]float64, float64, error) {
+	return runGPOPESchedule(ft, gamma, T, policyeval.Constant(step), clip, sigma, nonPrivate, sampling, src)
+}
+
+// runGPOPESchedule is runGPOPE with any step-size schedule.
+func runGPOPESchedule(ft []policyeval.FeatureTrajectory, gamma float64, T int, step policyeval.StepSize, clip, sigma float64, nonPrivate bool, sampling policyeval.GPOPESampling, src rand.Source) ([]float64, float64, error) {
+	clipped, seen := 0, 0
+	th, err := policyeval.GPOPE(ft, policyeval.GPOPEConfig{Gamma: gamma, Iterations: T, Step: step, Clip: clip, Sigma: sigma, NonPrivate: nonPrivate,
+		Sampling: sampling, Src: src,
 		Trace: func(_ int, g float64) {
+			seen++
 			if g > clip {
 				clipped++
 			}
 		}})
-	return th, float64(clipped) / float64(T), err
+	return th, float64(clipped) / float64(max(seen, 1)), err
+}
+
+// sigmas memoises σ/C by (accounting, n, T, ε, δ) for AccountingPoissonPLD and for calibrations at C = 1:
+// each calibration composes an accountant dozens of times, and σ/C does not depend on the domain. The key
+// leaves out the RDP orders: every calibration in this package uses the integers 2…256.
+var sigmas sync.Map
+
+// sigmaFor is policyeval.GPOPESigma with the given orders, memoised for AccountingPoissonPLD (whose
+// calibration is scale-free: σ(C) = C·σ(1)) and for C = 1. Other calibrations are computed afresh, exactly as
+// GPOPESigma computes them.
+func sigmaFor(acc policyeval.GPOPEAccounting, n, T int, eps, delta, clip float64, orders []float64) (float64, error) {
+	if acc != policyeval.AccountingPoissonPLD && clip != 1 {
+		return policyeval.GPOPESigma(acc, n, T, eps, delta, clip, orders)
+	}
+	key := [5]float64{float64(acc), float64(n), float64(T), eps, delta}
+	if z, ok := sigmas.Load(key); ok {
+		return z.(float64) * clip, nil
+	}
+	z, err := policyeval.GPOPESigma(acc, n, T, eps, delta, 1, orders)
+	if err != nil {
+		return 0, err
+	}
+	sigmas.Store(key, z)
+	return z * clip, nil
 }
 
 // Sigmas calibrates GPOPE's σ for every (n, ε) of the configuration (keys [n index][ε index]).
@@ -469,7 +511,7 @@ func Sigmas(d *Domain, cfg Config) ([][]float64, error) {
 	for i, n := range cfg.N {
 		out[i] = make([]float64, len(cfg.Epsilons))
 		for j, eps := range cfg.Epsilons {
-			s, err := policyeval.GPOPESigma(cfg.Accounting, n, cfg.Iterations(n), eps, cfg.Delta, d.Clip, cfg.Orders)
+			s, err := sigmaFor(cfg.Accounting, n, cfg.Iterations(n), eps, cfg.Delta, d.Clip, cfg.Orders)
 			if err != nil {
 				return nil, fmt.Errorf("xie2019: n = %d, T = %d, ε = %v: %w", n, cfg.Iterations(n), eps, err)
 			}
@@ -480,7 +522,8 @@ func Sigmas(d *Domain, cfg Config) ([][]float64, error) {
 }
 
 // Tune searches the step grid on public data for every (n, ε): each of TuneRuns public samples of size n
-// (drawn from streams independent of the trials') runs GPOPE with the calibrated σ at every grid step.
+// (drawn from streams independent of the trials') runs GPOPE with the calibrated σ at every grid step, and
+// the noiseless GTD2 at every grid step (after the private runs, on further streams of the same sample).
 func Tune(d *Domain, cfg Config, progress experiment.Progress) ([]Tuning, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
@@ -509,11 +552,19 @@ func Tune(d *Domain, cfg Config, progress experiment.Progress) ([]Tuning, error)
 		if err != nil {
 			return nil, err
 		}
-		out := make([][]float64, len(cfg.Epsilons))
-		for e := range cfg.Epsilons {
+		// out[ε][step], and out[len(ε)][step] for GTD2 (not with TunedOnly)
+		out := make([][]float64, len(cfg.Epsilons)+1)
+		if cfg.TunedOnly {
+			out = out[:len(cfg.Epsilons)]
+		}
+		for e := range out {
 			out[e] = make([]float64, len(cfg.Steps))
 			for s, a := range cfg.Steps {
-				th, _, err := runGPOPE(pub, d.Gamma, cfg.Iterations(n), a, d.Clip, sigmas[j.n][e], false, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+				sigma, nonPrivate, sampling := 0.0, true, policyeval.SampleOne
+				if e < len(cfg.Epsilons) {
+					sigma, nonPrivate, sampling = sigmas[j.n][e], false, cfg.Accounting.Sampling()
+				}
+				th, _, err := runGPOPE(pub, d.Gamma, cfg.Iterations(n), a, d.Clip, sigma, nonPrivate, sampling, rand.NewPCG(rng.Uint64(), rng.Uint64()))
 				if err != nil {
 					out[e][s] = math.Inf(1)
 					continue
@@ -526,26 +577,39 @@ func Tune(d *Domain, cfg Config, progress experiment.Progress) ([]Tuning, error)
 	if err != nil {
 		return nil, err
 	}
+	// mean over the public samples of n's scores at index e, and the step with the smallest mean
+	mean := func(i, e int) ([]float64, float64, bool) {
+		m := make([]float64, len(cfg.Steps))
+		for k, j := range jobs {
+			if j.n == i {
+				floats.Add(m, scores[k][e])
+			}
+		}
+		best, arg := math.Inf(1), 0.0
+		for s := range m {
+			m[s] /= float64(cfg.TuneRuns)
+			if m[s] < best {
+				best, arg = m[s], cfg.Steps[s]
+			}
+		}
+		return m, arg, !math.IsInf(best, 1)
+	}
 	var res []Tuning
 	for i, n := range cfg.N {
+		var gm []float64
+		var gb float64
+		if !cfg.TunedOnly {
+			var ok bool
+			if gm, gb, ok = mean(i, len(cfg.Epsilons)); !ok {
+				return nil, fmt.Errorf("xie2019: n = %d: GTD2 diverged at every step of the grid", n)
+			}
+		}
 		for e, eps := range cfg.Epsilons {
-			t := Tuning{N: n, Epsilon: eps, Sigma: sigmas[i][e], Steps: cfg.Steps, MSPBE: make([]float64, len(cfg.Steps))}
-			for k, j := range jobs {
-				if j.n == i {
-					floats.Add(t.MSPBE, scores[k][e])
-				}
-			}
-			best := math.Inf(1)
-			for s := range t.MSPBE {
-				t.MSPBE[s] /= float64(cfg.TuneRuns)
-				if t.MSPBE[s] < best {
-					best, t.Best = t.MSPBE[s], cfg.Steps[s]
-				}
-			}
-			if math.IsInf(best, 1) {
+			m, b, ok := mean(i, e)
+			if !ok {
 				return nil, fmt.Errorf("xie2019: n = %d, ε = %v: GPOPE diverged at every step of the grid", n, eps)
 			}
-			res = append(res, t)
+			res = append(res, Tuning{N: n, Epsilon: eps, Sigma: sigmas[i][e], Steps: cfg.Steps, MSPBE: m, Best: b, GTD2MSPBE: gm, GTD2Best: gb})
 		}
 	}
 	return res, nil
@@ -553,8 +617,11 @@ func Tune(d *Domain, cfg Config, progress experiment.Progress) ([]Tuning, error)
 
 // Experiment runs the trials of Xie et al.'s "MSPBE vs n" figures on a domain: for each trial and n, a
 // fresh private sample; GPOPE at the tuned step and at 10× and 0.1× of it for every ε; the non-private
-// LSTD (on-policy) or WIS-LSTD (off-policy); DP-LSW and DP-LSL (paper and safe bounds) where the domain has
-// an LSW problem; and θ = 0 as the trivial reference. Each trial's stream is fixed by (Seed, trial).
+// LSTD (on-policy) or WIS-LSTD (off-policy) and GTD2 (σ = 0, same clip and T, its own publicly tuned step);
+// DP-LSW and DP-LSL (paper and safe bounds) where the domain has an LSW problem, at ε ≤ 1 only (their
+// constants give no guarantee above); and θ = 0 as the trivial reference. Trial k draws from
+// rand.NewPCG(Seed, k); GTD2 from rand.NewPCG(Seed ^ 0x67746432, k·2²⁰ + n), so adding it left the other
+// rows' streams as they were.
 func Experiment(d *Domain, cfg Config, tuning []Tuning, progress experiment.Progress) ([]Row, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
@@ -564,6 +631,7 @@ func Experiment(d *Domain, cfg Config, tuning []Tuning, progress experiment.Prog
 		best[[2]float64{float64(t.N), t.Epsilon}] = t
 	}
 	zero := d.True.MSPBE(make([]float64, d.Dim()))
+	sampling := cfg.Accounting.Sampling()
 	res, err := experiment.Trials(cfg.Trials, cfg.Workers, cfg.Seed, progress, func(trial int, src rand.Source) ([]Row, error) {
 		rng := rand.New(src)
 		var rows []Row
@@ -593,8 +661,13 @@ func Experiment(d *Domain, cfg Config, tuning []Tuning, progress experiment.Prog
 				}
 				add(MethodLSTD, n, 0, 0, 0, 0, th)
 			}
+			if tu, ok := best[[2]float64{float64(n), cfg.Epsilons[0]}]; ok && !cfg.TunedOnly {
+				th, clipped, _ := runGPOPE(ft, d.Gamma, cfg.Iterations(n), tu.GTD2Best, d.Clip, 0, true, policyeval.SampleOne,
+					rand.NewPCG(cfg.Seed^0x6774_6432, uint64(trial)<<20|uint64(n)))
+				add(MethodGTD2, n, 0, tu.GTD2Best, 0, clipped, th)
+			}
 			var sig *policyeval.Signature
-			if d.LSW != nil {
+			if d.LSW != nil && !cfg.TunedOnly {
 				obsDim := len(raw[0].Steps[0].Obs)
 				sig, err = policyeval.NewSignature(&envs.Dataset{ObsDim: obsDim, NumActions: 1, Trajectories: raw}, d.LSWStates, d.Gamma, d.LSWState)
 				if err != nil {
@@ -611,14 +684,26 @@ func Experiment(d *Domain, cfg Config, tuning []Tuning, progress experiment.Prog
 					mult float64
 				}{{MethodGPOPE, 1}, {MethodGPOPE10x, 10}, {MethodGPOPETenth, 0.1}} {
 					step := v.mult * tu.Best
-					th, clipped, _ := runGPOPE(ft, d.Gamma, cfg.Iterations(n), step, d.Clip, tu.Sigma, false, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+					stream := rand.NewPCG(rng.Uint64(), rng.Uint64())
+					if cfg.TunedOnly && v.mult != 1 {
+						continue
+					}
+					th, clipped, _ := runGPOPE(ft, d.Gamma, cfg.Iterations(n), step, d.Clip, tu.Sigma, false, sampling, stream)
 					add(v.name, n, eps, step, tu.Sigma, clipped, th)
 				}
 				if d.LSW == nil {
 					continue
 				}
+				// Every release's stream is drawn even when it does not run, so the others keep theirs.
+				streams := []rand.Source{rand.NewPCG(rng.Uint64(), rng.Uint64())}
+				if d.LSL {
+					streams = append(streams, rand.NewPCG(rng.Uint64(), rng.Uint64()), rand.NewPCG(rng.Uint64(), rng.Uint64()))
+				}
+				if cfg.TunedOnly || !mechanisms.SmoothEpsilonRange.Contains(eps) {
+					continue // ε > 1: Lemma 1's constants give no guarantee, so DP-LSW and DP-LSL do not run
+				}
 				priv := policyeval.PrivacyParams{Epsilon: eps, Delta: cfg.LSWDelta}
-				r, err := policyeval.DPLSW(d.LSW, sig, priv, false, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+				r, err := policyeval.DPLSW(d.LSW, sig, priv, false, streams[0])
 				if err != nil {
 					return nil, err
 				}
@@ -630,11 +715,11 @@ func Experiment(d *Domain, cfg Config, tuning []Tuning, progress experiment.Prog
 				if err != nil {
 					return nil, err
 				}
-				for _, b := range []struct {
+				for k, b := range []struct {
 					name  string
 					bound policyeval.LSLBound
 				}{{MethodDPLSLPaper, policyeval.LSLPaper}, {MethodDPLSLSafe, policyeval.LSLSafe}} {
-					r, err := policyeval.DPLSL(d.LSW, sig, lambda, priv, b.bound, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+					r, err := policyeval.DPLSL(d.LSW, sig, lambda, priv, b.bound, streams[1+k])
 					if err != nil {
 						return nil, err
 					}
@@ -653,13 +738,14 @@ func Experiment(d *Domain, cfg Config, tuning []Tuning, progress experiment.Prog
 // StepSweep runs GPOPE at every step of cfg.Steps on each trial's fresh private sample of size n at
 // privacy ε (the step-size robustness panels): rows with Method MethodGPOPEAtStep, and the same runs without
 // noise (MethodGTD2AtStep, recorded at the same ε so Curve finds them) to separate the noise's cost from
-// the optimisation's.
+// the optimisation's; and per trial the non-private LSTD (WIS-LSTD off-policy) and θ = 0, with Step 0.
+// Trial k draws from rand.NewPCG(Seed ^ 0x73776565, k).
 func StepSweep(d *Domain, cfg Config, n int, eps float64, progress experiment.Progress) ([]Row, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
 	T := cfg.Iterations(n)
-	sigma, err := policyeval.GPOPESigma(cfg.Accounting, n, T, eps, cfg.Delta, d.Clip, cfg.Orders)
+	sigma, err := sigmaFor(cfg.Accounting, n, T, eps, cfg.Delta, d.Clip, cfg.Orders)
 	if err != nil {
 		return nil, err
 	}
@@ -669,13 +755,26 @@ func StepSweep(d *Domain, cfg Config, n int, eps float64, progress experiment.Pr
 		if err != nil {
 			return nil, err
 		}
-		var rows []Row
+		rows := []Row{{Method: MethodZero, N: n, Trial: trial, MSPBE: d.True.MSPBE(make([]float64, d.Dim()))}}
+		ls, method := policyeval.LSTD, MethodLSTD
+		if d.OffPolicy {
+			ls, method = policyeval.WISLSTD, MethodWISLSTD
+		}
+		th, err := ls(ft, d.Gamma, 1e-6)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, Row{Method: method, N: n, Trial: trial, MSPBE: d.True.MSPBE(th)})
 		for _, a := range cfg.Steps {
 			for _, v := range []struct {
 				name  string
 				sigma float64
 			}{{MethodGPOPEAtStep, sigma}, {MethodGTD2AtStep, 0}} {
-				th, clipped, _ := runGPOPE(ft, d.Gamma, T, a, d.Clip, v.sigma, v.name == MethodGTD2AtStep, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+				sampling := cfg.Accounting.Sampling()
+				if v.sigma == 0 {
+					sampling = policyeval.SampleOne
+				}
+				th, clipped, _ := runGPOPE(ft, d.Gamma, T, a, d.Clip, v.sigma, v.name == MethodGTD2AtStep, sampling, rand.NewPCG(rng.Uint64(), rng.Uint64()))
 				mspbe := math.Inf(1)
 				if th != nil {
 					mspbe = d.True.MSPBE(th)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,9 +127,27 @@ func TestXieExperimentChain(t *testing.T) {
 	if !reflect.DeepEqual(rows, rows2) {
 		t.Fatal("rows differ between 1 and 2 workers")
 	}
-	// per (n, trial): θ = 0, LSTD, three GPOPE runs, DP-LSW, two DP-LSL
-	if want := 2 * 3 * 8; len(rows) != want {
+	// per (n, trial): θ = 0, LSTD, GTD2, three GPOPE runs, DP-LSW, two DP-LSL
+	if want := 2 * 3 * 9; len(rows) != want {
 		t.Fatalf("%d rows, want %d", len(rows), want)
+	}
+	// GTD2 runs at its own publicly tuned step, with ε = 0 (non-private) and no noise.
+	for _, r := range rows {
+		if r.Method == MethodGTD2 && (r.Epsilon != 0 || r.Sigma != 0 || r.Step != tu[0].GTD2Best && r.Step != tu[1].GTD2Best) {
+			t.Errorf("GTD2 row %+v", r)
+		}
+	}
+	// TunedOnly keeps the other rows' values: the same GPOPE (tuned) and LSTD rows, nothing else but θ = 0.
+	cfg.TunedOnly = true
+	tuned, err := Experiment(d, cfg, tu, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := slices.DeleteFunc(slices.Clone(rows), func(r Row) bool {
+		return r.Method != MethodGPOPE && r.Method != MethodLSTD && r.Method != MethodZero
+	})
+	if !reflect.DeepEqual(tuned, keep) {
+		t.Errorf("TunedOnly rows differ from the full run's:\n%+v\n%+v", tuned, keep)
 	}
 	ns := []float64{500, 1000}
 	byN := func(r Row) float64 { return float64(r.N) }

@@ -70,8 +70,40 @@ func TestFig1bTiny(t *testing.T) {
 	if r.Figures() != 2 || r.Units != 2 {
 		t.Errorf("%d figures, %d units", r.Figures(), r.Units)
 	}
+	// One trial gives no interval: the claim says so and stays inconclusive.
 	c, err := repro.LoadClaims(repro.ClaimsFile(Notebook))
-	if err != nil || len(c) != 1 || c[0].Key != "c1-steps" || !strings.Contains(c[0].Measured, "ε = 0.1") {
+	if err != nil || len(c) != 1 || c[0].Key != "c1-steps" || !strings.Contains(c[0].Measured, "no interval: 1 seed") || c[0].Verdict != repro.Inconclusive {
 		t.Errorf("claims %+v, %v", c, err)
+	}
+}
+
+// TestClaimHelpers: per-trial pairing skips missing or diverged runs, the step range counts decades within 2×
+// of each trial's best, |x|'s interval follows x's, and a claim without an interval says so and stays
+// inconclusive while one with an interval is decided by it.
+func TestClaimHelpers(t *testing.T) {
+	rows := []Row{
+		{Method: MethodGPOPE, N: 10, Epsilon: 1, Trial: 0, MSPBE: 10}, {Method: MethodGPOPE, N: 10, Epsilon: 1, Trial: 1, MSPBE: math.Inf(1)},
+		{Method: MethodZero, N: 10, Trial: 0, MSPBE: 1}, {Method: MethodZero, N: 10, Trial: 1, MSPBE: 1},
+	}
+	lr := logRatio(byTrial(rows, MethodGPOPE, 10, 1, 3), byTrial(rows, MethodZero, 10, 0, 3))
+	if lr[0] != 1 || !math.IsNaN(lr[1]) || !math.IsNaN(lr[2]) || count(lr) != 1 {
+		t.Errorf("log ratios %v", lr)
+	}
+	w := stepRange([][]float64{{4, 1, 1.5, 3}, {1, 2, 2, math.NaN()}}, []float64{1e-3, 1e-2, 1e-1, 1})
+	if math.Abs(w[0]-1) > 1e-12 || math.Abs(w[1]-2) > 1e-12 {
+		t.Errorf("step ranges %v, want [1 2]", w)
+	}
+	for _, c := range [][4]float64{{0.1, 0.3, 0.1, 0.3}, {-0.3, -0.1, 0.1, 0.3}, {-0.1, 0.3, 0, 0.3}, {-0.4, 0.2, 0, 0.4}} {
+		if lo, hi := absInterval(c[0], c[1]); lo != c[2] || hi != c[3] {
+			t.Errorf("|[%g, %g]| = [%g, %g]", c[0], c[1], lo, hi)
+		}
+	}
+	one := tested(repro.Claim{Key: "k"}, []float64{0.5}, 1, false, "x: ", "%.2f")
+	if one.Verdict != repro.Inconclusive || one.Measured != "x: 0.50 (no interval: 1 seed(s))" || one.Seeds != 1 {
+		t.Errorf("one seed: %+v", one)
+	}
+	ten := tested(repro.Claim{Key: "k"}, []float64{0.5, 0.6, 0.4, 0.5, 0.55, 0.45, 0.5, 0.52, 0.48, 0.5}, 1, false, "", "%.2f")
+	if ten.Verdict != repro.Reproduced || ten.Seeds != 10 || repro.CheckClaim(ten) != nil {
+		t.Errorf("ten seeds: %+v", ten)
 	}
 }

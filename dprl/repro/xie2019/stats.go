@@ -1,0 +1,107 @@
+package xie2019
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/repro"
+)
+
+// byTrial is method's MSPBE per trial at (n, ε) (non-private methods at any ε), indexed by trial; NaN where the
+// trial has no row or the run diverged.
+func byTrial(rows []Row, method string, n int, eps float64, trials int) []float64 {
+	out := make([]float64, trials)
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	for _, r := range rows {
+		if r.Method == method && r.N == n && (r.Epsilon == eps || nonPrivate(method)) && r.Trial < trials && !math.IsInf(r.MSPBE, 0) {
+			out[r.Trial] = r.MSPBE
+		}
+	}
+	return out
+}
+
+// logRatio is log10(a_k/b_k) per trial (paired: the same trial's private sample), NaN where either is missing
+// or not positive.
+func logRatio(a, b []float64) []float64 {
+	out := make([]float64, len(a))
+	for k := range a {
+		out[k] = math.NaN()
+		if a[k] > 0 && b[k] > 0 {
+			out[k] = math.Log10(a[k] / b[k])
+		}
+	}
+	return out
+}
+
+// ratio is a_k/b_k per trial (NaN where either is missing).
+func ratio(a, b []float64) []float64 {
+	out := make([]float64, len(a))
+	for k := range a {
+		out[k] = a[k] / b[k]
+	}
+	return out
+}
+
+// count is the number of finite entries: the seeds an interval rests on.
+func count(xs []float64) int {
+	k := 0
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			k++
+		}
+	}
+	return k
+}
+
+// ci is the mean of xs with its 95% Student-t interval.
+func ci(xs []float64) (mean, lo, hi float64) { return experiment.MeanCI(xs, 0.95) }
+
+// fmtCI formats a mean with its 95% interval, "m [lo, hi]".
+func fmtCI(format string, xs []float64) string {
+	m, lo, hi := ci(xs)
+	return fmt.Sprintf(format+" ["+format+", "+format+"]", m, lo, hi)
+}
+
+// tested decides claim c from the per-seed values xs (test: their mean is above or below boundary, by its 95%
+// interval); prefix, if set, goes before the measured "mean [lo, hi]", each formatted with format.
+func tested(c repro.Claim, xs []float64, boundary float64, above bool, prefix, format string) repro.Claim {
+	m, lo, hi := ci(xs)
+	return testedInterval(c, m, lo, hi, count(xs), boundary, above, prefix, format)
+}
+
+// testedInterval is tested for a mean and interval computed elsewhere. With fewer than two seeds there is no
+// interval: the row says so and is inconclusive (its interval fields stay 0, since a claims file cannot hold
+// NaN).
+func testedInterval(c repro.Claim, mean, lo, hi float64, seeds int, boundary float64, above bool, prefix, format string) repro.Claim {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		c.Measured = prefix + fmt.Sprintf(format+" (no interval: %d seed(s))", mean, seeds)
+		if math.IsNaN(mean) {
+			c.Measured = prefix + "no finite value"
+		}
+		c.Seeds, c.Verdict = seeds, repro.Inconclusive
+		return c
+	}
+	c = repro.Tested(c, mean, lo, hi, seeds, format, boundary, above)
+	c.Measured = prefix + c.Measured
+	return c
+}
+
+// absInterval is the interval of |x| implied by an interval [lo, hi] of x.
+func absInterval(lo, hi float64) (float64, float64) {
+	switch {
+	case lo >= 0:
+		return lo, hi
+	case hi <= 0:
+		return -hi, -lo
+	}
+	return 0, math.Max(-lo, hi)
+}
+
+// seedsNote lists the seeds behind a figure's bands: trial k draws from rand.NewPCG(seed, k).
+func seedsNote(trials int, seed uint64) string {
+	return fmt.Sprintf("Bands: 95%% Student-t intervals of the mean over %d trials; trial k draws from rand.NewPCG(%d, k), k = 0…%d.",
+		trials, seed, trials-1)
+}
