@@ -202,7 +202,7 @@ func TestBGP16(t *testing.T) {
 	if sig.M != 2 || sig.Counts[0] != 1 || sig.Counts[1] != 2 || sig.F[0] != 1.5 || sig.F[1] != 2 {
 		t.Fatalf("signature %+v", sig)
 	}
-	res, err := RunBGP16(wangHegde(), BGPConfig{Epsilon: 1e6, Delta: 0.1, ReturnBound: 25, Src: rand.NewPCG(6, 6)})
+	res, err := RunBGP16(wangHegde(), BGPConfig{Epsilon: 1, Delta: 0.1, ReturnBound: 25, Src: rand.NewPCG(6, 6)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/dprl/policyeval"
 	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 // BGPConfig is the output-perturbation baseline of Wang & Hegde's Fig. 2 (BGP16, package doc, "Baselines"): the
@@ -20,7 +21,7 @@ import (
 type BGPConfig struct {
 	Episodes, Bins, Every int     // 100, 20, 10
 	Gamma                 float64 // 0.999
-	Epsilon, Delta        float64 // DP-LSL's (ε, δ) per release
+	Epsilon, Delta        float64 // DP-LSL's (ε, δ) per release; ε ∈ (0, 1], where the smooth-sensitivity constants hold
 	Explore               float64 // ε-greedy probability: 0.1
 	LSLC                  float64 // λ schedule constant (λ = ‖Φ‖²_F‖ρ‖∞ + c·m^0.4): 100
 	// ReturnBound is the public bound F on |return| that DP-LSL's sensitivity rests on; it has no default
@@ -48,7 +49,7 @@ func RunBGP16(env envs.Env, cfg BGPConfig) (*Result, error) {
 		check.AtLeast("Every", cfg.Every, 1), check.In("Gamma", cfg.Gamma, param.Probability),
 		check.In("Explore", cfg.Explore, param.Probability), check.In("LSLC", cfg.LSLC, param.NonNegative),
 		check.AtLeast("MaxEpisodeLen", cfg.MaxEpisodeLen, 1),
-		check.In("Epsilon", cfg.Epsilon, param.Positive), check.In("Delta", cfg.Delta, param.OpenUnit),
+		check.In("Epsilon", cfg.Epsilon, mechanisms.SmoothEpsilonRange), check.In("Delta", cfg.Delta, param.OpenUnit),
 		check.In("ReturnBound", cfg.ReturnBound, param.Positive)); err != nil {
 		return nil, err
 	}
