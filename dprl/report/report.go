@@ -47,6 +47,17 @@ type Recorder struct {
 // Markdown records md.
 func (r *Recorder) Markdown(md string) { r.Items = append(r.Items, Item{Markdown: md}) }
 
+// Markdowns returns the Markdown items recorded, in order.
+func (r *Recorder) Markdowns() []string {
+	var out []string
+	for _, it := range r.Items {
+		if it.Markdown != "" {
+			out = append(out, it.Markdown)
+		}
+	}
+	return out
+}
+
 // Table records a table.
 func (r *Recorder) Table(header []string, rows [][]string) {
 	r.Items = append(r.Items, Item{Header: header, Rows: rows})

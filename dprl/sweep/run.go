@@ -178,6 +178,17 @@ func (p *Plan) RunAll(w io.Writer, opt RunOptions) error {
 	return err
 }
 
+// RunLocal runs every shard of the plan into opt.Dir in turn (complete shards are skipped, as RunShard
+// does) and merges them into opt.Dir/merged.csv: what `make sweep-local` does, in one process.
+func (p *Plan) RunLocal(opt RunOptions) (*Manifest, error) {
+	for i := range p.Spec.Shards() {
+		if _, err := p.RunShard(i, opt); err != nil {
+			return nil, err
+		}
+	}
+	return Merge(opt.Dir, "")
+}
+
 // RunShard runs shard i into opt.Dir: its rows to shard-NNNNN.csv, then its manifest to shard-NNNNN.json,
 // each written to a temporary file and renamed. A shard whose manifest and CSV check out (same spec hash,
 // matching checksum) is skipped unless opt.Force. A directory holding another spec's results is refused.

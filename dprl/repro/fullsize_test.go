@@ -1,0 +1,77 @@
+package repro_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/report"
+	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/sweep"
+)
+
+func init() {
+	sweep.Register("repro/test-square", sweep.Func{Cols: []string{"y"}, Doc: "y = x² + seed (a test experiment)",
+		Do: func(p sweep.Params, seed uint64) ([][]string, error) {
+			x, err := p.Float("x", 0, param.Finite)
+			if err != nil {
+				return nil, err
+			}
+			return [][]string{{sweep.FormatValue(x*x + float64(seed))}}, nil
+		}})
+}
+
+const squareSpec = `{"name": "square", "experiment": "repro/test-square", "grid": {"x": [1, 2, 3]}, "seeds": {"first": 0, "count": 4}, "shard_size": 5}`
+
+func TestFullSize(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv(sweep.RootEnv, root)
+	t.Setenv(sweep.SweepsEnv, "")
+	rec := &report.Recorder{}
+	if r, ok, err := repro.FullSize(rec, "square"); r != nil || ok || err != nil {
+		t.Fatalf("no result: %v %v %v", r, ok, err)
+	}
+	if md := strings.Join(rec.Markdowns(), "\n"); !strings.Contains(md, "Default size") || !strings.Contains(md, "sweeps/specs/square.json") {
+		t.Errorf("absent: %q", md)
+	}
+
+	spec, err := sweep.ParseSpec([]byte(squareSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "sweeps", "specs"), 0o755)
+	os.WriteFile(filepath.Join(root, "sweeps", "specs", "square.json"), spec.Canonical(), 0o644)
+	p, err := sweep.NewPlan(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := sweep.Dir("square")
+	if _, err := p.RunLocal(sweep.RunOptions{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	rec = &report.Recorder{}
+	r, ok, err := repro.FullSize(rec, "square")
+	if !ok || err != nil || len(r.Table.Rows) != 12 {
+		t.Fatalf("merged: %v %v", ok, err)
+	}
+	if md := strings.Join(rec.Markdowns(), "\n"); !strings.Contains(md, "Full size") || !strings.Contains(md, "merged sweep square from "+dir) {
+		t.Errorf("present: %q", md)
+	}
+
+	// A corrupted result is an error, never a silent fallback to the default size.
+	os.WriteFile(filepath.Join(dir, sweep.MergedFile), []byte("y\n1\n"), 0o644)
+	if _, ok, err := repro.FullSize(&report.Recorder{}, "square"); ok || err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("corrupt: %v %v", ok, err)
+	}
+
+	// Outside any repository (no $DPRL_ROOT, no go.mod of the module above): default size, no error.
+	t.Setenv(sweep.RootEnv, "")
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	os.Chdir(t.TempDir())
+	if _, ok, err := repro.FullSize(&report.Recorder{}, "square"); ok || err != nil {
+		t.Errorf("no root: %v %v", ok, err)
+	}
+}
