@@ -69,3 +69,34 @@ func BenchmarkLunarLanderStep(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMakeStep steps each environment as crosscheck/cmd/bench does against Gymnasium's gym.make: through
+// Make (inside its TimeLimit), actions cycled in runs of three, a Reset with a new seed whenever an episode
+// ends (the resets are counted in the average, as they are on the Python side).
+func BenchmarkMakeStep(b *testing.B) {
+	for _, name := range []string{"cartpole", "mountaincar", "acrobot", "taxi", "lunarlander"} {
+		b.Run(name, func(b *testing.B) {
+			env, err := Make(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			seed := uint64(1)
+			if _, err := env.Reset(rand.NewPCG(seed, 0)); err != nil {
+				b.Fatal(err)
+			}
+			n, k := env.NumActions(), 0
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := env.Step((k / 3) % n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				k++
+				if r.Terminated || r.Truncated {
+					seed++
+					env.Reset(rand.NewPCG(seed, 0))
+				}
+			}
+		})
+	}
+}

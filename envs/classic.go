@@ -66,15 +66,23 @@ func (c *CartPole) Reset(src rand.Source) ([]float64, error) {
 }
 
 func (c *CartPole) observe() []float64 {
-	for i, v := range c.s {
-		c.obs[i] = f32(v)
+	// By index: ranging over the array by value would copy it with 16-byte loads straight after Step's
+	// 8-byte stores to it, which stall.
+	for i := range c.s {
+		c.obs[i] = f32(c.s[i])
 	}
 	return c.obs[:]
 }
 
 func (c *CartPole) Step(a int) (StepResult, error) {
+	obs, r, term, err := c.step(a)
+	return StepResult{Obs: obs, Reward: r, Terminated: term}, err
+}
+
+// step is Step with the result as separate values (see stepFast).
+func (c *CartPole) step(a int) (obs []float64, reward float64, terminated bool, err error) {
 	if err := c.check("cartpole", a, 2); err != nil {
-		return StepResult{}, err
+		return nil, 0, false, err
 	}
 	p := c.p
 	x, xDot, th, thDot := c.s[0], c.s[1], c.s[2], c.s[3]
@@ -84,7 +92,7 @@ func (c *CartPole) Step(a int) (StepResult, error) {
 	}
 	total := p.CartMass + p.PoleMass
 	pml := p.PoleMass * p.HalfLength
-	cos, sin := math.Cos(th), math.Sin(th)
+	sin, cos := math.Sincos(th) // bit for bit math.Sin and math.Cos, from one range reduction
 	tmp := (force + pml*thDot*thDot*sin) / total
 	thAcc := (p.Gravity*sin - cos*tmp) / (p.HalfLength * (4.0/3.0 - p.PoleMass*cos*cos/total))
 	xAcc := tmp - pml*thAcc*cos/total
@@ -95,7 +103,7 @@ func (c *CartPole) Step(a int) (StepResult, error) {
 	c.s = [4]float64{x, xDot, th, thDot}
 	term := x < -2.4 || x > 2.4 || th < -cartPoleThetaLimit || th > cartPoleThetaLimit
 	c.end(term)
-	return StepResult{Obs: c.observe(), Reward: 1, Terminated: term}, nil
+	return c.observe(), 1, term, nil
 }
 
 func (c *CartPole) State() []float64 { return slices.Clone(c.s[:]) }
@@ -139,21 +147,27 @@ func (m *MountainCar) observe() []float64 {
 }
 
 func (m *MountainCar) Step(a int) (StepResult, error) {
+	obs, r, term, err := m.step(a)
+	return StepResult{Obs: obs, Reward: r, Terminated: term}, err
+}
+
+// step is Step with the result as separate values (see stepFast).
+func (m *MountainCar) step(a int) (obs []float64, reward float64, terminated bool, err error) {
 	if err := m.check("mountaincar", a, 3); err != nil {
-		return StepResult{}, err
+		return nil, 0, false, err
 	}
 	p, v := m.s[0], m.s[1]
 	v += float64(a-1)*0.001 + math.Cos(3*p)*(-0.0025)
-	v = math.Min(math.Max(v, -0.07), 0.07)
+	v = clamp(v, -0.07, 0.07)
 	p += v
-	p = math.Min(math.Max(p, -1.2), 0.6)
+	p = clamp(p, -1.2, 0.6)
 	if p == -1.2 && v < 0 {
 		v = 0
 	}
 	m.s = [2]float64{p, v}
 	term := p >= 0.5 && v >= 0
 	m.end(term)
-	return StepResult{Obs: m.observe(), Reward: -1, Terminated: term}, nil
+	return m.observe(), -1, term, nil
 }
 
 func (m *MountainCar) State() []float64 { return slices.Clone(m.s[:]) }
@@ -191,9 +205,21 @@ func (p AcrobotParams) withDefaults() AcrobotParams {
 // step and 0 on the terminating one. The moments of inertia are 1, as in Gymnasium.
 type Acrobot struct {
 	p AcrobotParams
+	k acrobotConsts
 	episode
 	s   [4]float64
 	obs [6]float64
+}
+
+// acrobotConsts are the products of constants in deriv's expressions, each formed as deriv's left-to-right
+// evaluation forms it, so that deriv gives bit for bit the values of the expressions written out.
+type acrobotConsts struct {
+	d1a, d1b, d1c    float64 // m1·lc1·lc1, l1·l1 + lc2·lc2, 2·l1·lc2
+	d2a, d2b         float64 // lc2·lc2, l1·lc2
+	phi2             float64 // m2·lc2·g
+	phi1a, phi1b     float64 // −m2·l1·lc2, 2·m2·l1·lc2
+	phi1c            float64 // (m1·lc1 + m2·l1)·g
+	ddt2a, ddt2Denom float64 // m2·l1·lc2, m2·lc2·lc2 + i2
 }
 
 // NewAcrobot returns Acrobot with the given constants.
@@ -202,6 +228,15 @@ type Acrobot struct {
 func NewAcrobot(p AcrobotParams) *Acrobot {
 	a := &Acrobot{p: p.withDefaults()}
 	q := a.p
+	m1, m2, l1, lc1, lc2 := q.LinkMass1, q.LinkMass2, q.LinkLength1, q.LinkCOM1, q.LinkCOM2
+	const i2, g = 1.0, acrobotGravity
+	a.k = acrobotConsts{
+		d1a: m1 * lc1 * lc1, d1b: l1*l1 + lc2*lc2, d1c: 2 * l1 * lc2,
+		d2a: lc2 * lc2, d2b: l1 * lc2,
+		phi2:  m2 * lc2 * g,
+		phi1a: -m2 * l1 * lc2, phi1b: 2 * m2 * l1 * lc2, phi1c: (m1*lc1 + m2*l1) * g,
+		ddt2a: m2 * l1 * lc2, ddt2Denom: m2*lc2*lc2 + i2,
+	}
 	a.bad = param.First(check.In("LinkLength1", q.LinkLength1, param.Positive), check.In("LinkLength2", q.LinkLength2, param.Positive),
 		check.In("LinkMass1", q.LinkMass1, param.Positive), check.In("LinkMass2", q.LinkMass2, param.Positive),
 		check.In("LinkCOM1", q.LinkCOM1, param.Positive), check.In("LinkCOM2", q.LinkCOM2, param.Positive))
@@ -232,35 +267,54 @@ func (ac *Acrobot) Reset(src rand.Source) ([]float64, error) {
 }
 
 func (ac *Acrobot) observe() []float64 {
-	t1, t2 := ac.s[0], ac.s[1]
-	ac.obs = [6]float64{f32(math.Cos(t1)), f32(math.Sin(t1)), f32(math.Cos(t2)), f32(math.Sin(t2)), f32(ac.s[2]), f32(ac.s[3])}
+	s1, c1 := math.Sincos(ac.s[0])
+	s2, c2 := math.Sincos(ac.s[1])
+	return ac.observeTrig(s1, c1, s2, c2)
+}
+
+// observeTrig is observe given the sines and cosines of θ1 and θ2.
+func (ac *Acrobot) observeTrig(s1, c1, s2, c2 float64) []float64 {
+	ac.obs = [6]float64{f32(c1), f32(s1), f32(c2), f32(s2), f32(ac.s[2]), f32(ac.s[3])}
 	return ac.obs[:]
 }
 
 // deriv is the time derivative of (θ1, θ2, θ̇1, θ̇2) under torque tau.
 func (ac *Acrobot) deriv(y [4]float64, tau float64) [4]float64 {
-	p := ac.p
-	m1, m2, l1 := p.LinkMass1, p.LinkMass2, p.LinkLength1
-	lc1, lc2 := p.LinkCOM1, p.LinkCOM2
-	const i1, i2, g = 1.0, 1.0, acrobotGravity
+	// Gymnasium's _dsdt:
+	//   d1 = m1·lc1² + m2·(l1² + lc2² + 2·l1·lc2·cos θ2) + I1 + I2,  d2 = m2·(lc2² + l1·lc2·cos θ2) + I2
+	//   φ2 = m2·lc2·g·cos(θ1 + θ2 − π/2)
+	//   φ1 = −m2·l1·lc2·θ̇2²·sin θ2 − 2·m2·l1·lc2·θ̇2·θ̇1·sin θ2 + (m1·lc1 + m2·l1)·g·cos(θ1 − π/2) + φ2
+	//   θ̈2 = (τ + d2/d1·φ1 − m2·l1·lc2·θ̇1²·sin θ2 − φ2) / (m2·lc2² + I2 − d2²/d1)  (no θ̇1² term for "nips")
+	// with the constant products from ac.k, in the same order of operations.
+	k := &ac.k
+	m2 := ac.p.LinkMass2
+	const i1, i2 = 1.0, 1.0
 	t1, t2, dt1, dt2 := y[0], y[1], y[2], y[3]
-	d1 := m1*lc1*lc1 + m2*(l1*l1+lc2*lc2+2*l1*lc2*math.Cos(t2)) + i1 + i2
-	d2 := m2*(lc2*lc2+l1*lc2*math.Cos(t2)) + i2
-	phi2 := m2 * lc2 * g * math.Cos(t1+t2-math.Pi/2)
-	phi1 := -m2*l1*lc2*dt2*dt2*math.Sin(t2) - 2*m2*l1*lc2*dt2*dt1*math.Sin(t2) + (m1*lc1+m2*l1)*g*math.Cos(t1-math.Pi/2) + phi2
+	// sin θ2 and cos θ2 appear five times: one Sincos (bit for bit math.Sin and math.Cos) serves them all.
+	sin2, cos2 := math.Sincos(t2)
+	d1 := k.d1a + m2*(k.d1b+k.d1c*cos2) + i1 + i2
+	d2 := m2*(k.d2a+k.d2b*cos2) + i2
+	phi2 := k.phi2 * math.Cos(t1+t2-math.Pi/2)
+	phi1 := k.phi1a*dt2*dt2*sin2 - k.phi1b*dt2*dt1*sin2 + k.phi1c*math.Cos(t1-math.Pi/2) + phi2
 	var ddt2 float64
-	if p.NIPS {
-		ddt2 = (tau + d2/d1*phi1 - phi2) / (m2*lc2*lc2 + i2 - d2*d2/d1)
+	if ac.p.NIPS {
+		ddt2 = (tau + d2/d1*phi1 - phi2) / (k.ddt2Denom - d2*d2/d1)
 	} else {
-		ddt2 = (tau + d2/d1*phi1 - m2*l1*lc2*dt1*dt1*math.Sin(t2) - phi2) / (m2*lc2*lc2 + i2 - d2*d2/d1)
+		ddt2 = (tau + d2/d1*phi1 - k.ddt2a*dt1*dt1*sin2 - phi2) / (k.ddt2Denom - d2*d2/d1)
 	}
 	ddt1 := -(d2*ddt2 + phi1) / d1
 	return [4]float64{dt1, dt2, ddt1, ddt2}
 }
 
 func (ac *Acrobot) Step(a int) (StepResult, error) {
+	obs, r, term, err := ac.step(a)
+	return StepResult{Obs: obs, Reward: r, Terminated: term}, err
+}
+
+// step is Step with the result as separate values (see stepFast).
+func (ac *Acrobot) step(a int) (obs []float64, reward float64, terminated bool, err error) {
 	if err := ac.check("acrobot", a, 3); err != nil {
-		return StepResult{}, err
+		return nil, 0, false, err
 	}
 	tau := float64(a - 1)
 	y := ac.s
@@ -276,16 +330,30 @@ func (ac *Acrobot) Step(a int) (StepResult, error) {
 		y[i] += h / 6 * (k1[i] + 2*k2[i] + 2*k3[i] + k4[i])
 	}
 	y[0], y[1] = wrapPi(y[0]), wrapPi(y[1])
-	y[2] = math.Min(math.Max(y[2], -acrobotMaxV1), acrobotMaxV1)
-	y[3] = math.Min(math.Max(y[3], -acrobotMaxV2), acrobotMaxV2)
+	y[2] = clamp(y[2], -acrobotMaxV1, acrobotMaxV1)
+	y[3] = clamp(y[3], -acrobotMaxV2, acrobotMaxV2)
 	ac.s = y
-	term := -math.Cos(y[0])-math.Cos(y[1]+y[0]) > 1.0
+	s1, c1 := math.Sincos(y[0])
+	s2, c2 := math.Sincos(y[1])
+	term := -c1-math.Cos(y[1]+y[0]) > 1.0
 	r := -1.0
 	if term {
 		r = 0
 	}
 	ac.end(term)
-	return StepResult{Obs: ac.observe(), Reward: r, Terminated: term}, nil
+	return ac.observeTrig(s1, c1, s2, c2), r, term, nil
+}
+
+// clamp is math.Min(math.Max(x, lo), hi) for bounds lo < hi that are not zero (so no signed-zero case
+// arises), NaN included, without the two calls math.Min and math.Max cost on amd64.
+func clamp(x, lo, hi float64) float64 {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi
+	}
+	return x
 }
 
 // wrapPi maps x into [−π, π] by whole turns, leaving exactly ±π alone (Gymnasium's wrap).

@@ -51,6 +51,14 @@ const (
 
 var llPoly = [6][2]float64{{-14, 17}, {-17, 0}, {-17, -10}, {17, -10}, {17, 0}, {14, 17}}
 
+// llPolyVerts is llPoly in world units (the polygon shape copies them).
+var llPolyVerts = func() (v [len(llPoly)]box2d.B2Vec2) {
+	for i, p := range llPoly {
+		v[i] = box2d.MakeB2Vec2(p[0]/llScale, p[1]/llScale)
+	}
+	return v
+}()
+
 // LunarLander is Gymnasium's LunarLander-v3 with discrete actions (0 nothing, 1 left engine, 2 main,
 // 3 right engine) on the ByteArena port of Box2D 2.3. A fresh world is built at every reset, as in v3.
 //
@@ -169,11 +177,12 @@ func (l *LunarLander) Reset(src rand.Source) ([]float64, error) {
 	}
 	moonDef := box2d.MakeB2BodyDef()
 	moon := l.world.CreateBody(&moonDef)
+	// One edge shape serves every edge: the fixture keeps a clone of it.
+	es := box2d.MakeB2EdgeShape()
 	edge := func(x1, y1, x2, y2, friction float64) {
-		s := box2d.MakeB2EdgeShape()
-		s.Set(box2d.MakeB2Vec2(x1, y1), box2d.MakeB2Vec2(x2, y2))
+		es.Set(box2d.MakeB2Vec2(x1, y1), box2d.MakeB2Vec2(x2, y2))
 		fd := box2d.MakeB2FixtureDef()
-		fd.Shape = &s
+		fd.Shape = &es
 		fd.Friction = friction
 		moon.CreateFixtureFromDef(&fd)
 	}
@@ -188,12 +197,8 @@ func (l *LunarLander) Reset(src rand.Source) ([]float64, error) {
 	bd.Type = box2d.B2BodyType.B2_dynamicBody
 	bd.Position = box2d.MakeB2Vec2(x0, y0)
 	l.lander = l.world.CreateBody(&bd)
-	verts := make([]box2d.B2Vec2, len(llPoly))
-	for i, v := range llPoly {
-		verts[i] = box2d.MakeB2Vec2(v[0]/llScale, v[1]/llScale)
-	}
 	poly := box2d.MakeB2PolygonShape()
-	poly.Set(verts, len(verts))
+	poly.Set(llPolyVerts[:], len(llPolyVerts))
 	fd := box2d.MakeB2FixtureDef()
 	fd.Shape = &poly
 	fd.Density, fd.Friction, fd.Restitution = 5, 0.1, 0

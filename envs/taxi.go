@@ -120,14 +120,20 @@ func TaxiActionMask(s int) [6]bool {
 }
 
 func (t *Taxi) Step(a int) (StepResult, error) {
+	obs, r, term, err := t.step(a)
+	return StepResult{Obs: obs, Reward: r, Terminated: term}, err
+}
+
+// step is Step with the result as separate values (see stepFast).
+func (t *Taxi) step(a int) (obs []float64, reward float64, terminated bool, err error) {
 	if err := t.check("taxi", a, 6); err != nil {
-		return StepResult{}, err
+		return nil, 0, false, err
 	}
 	next, r, term := TaxiTransition(t.s, a)
 	t.s = next
 	t.obs[0] = float64(next)
 	t.end(term)
-	return StepResult{Obs: t.obs[:], Reward: r, Terminated: term}, nil
+	return t.obs[:], r, term, nil
 }
 
 func (t *Taxi) State() []float64 { return []float64{float64(t.s)} }

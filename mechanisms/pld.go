@@ -100,31 +100,32 @@ func (a *PLDAccountant) ready() {
 	}
 }
 
-// tails returns the remove and add directions of one run of e.
-func tails(e Event) (remove, add lossTails, err error) {
+// tails returns the remove and add directions of one run of e. mirrored reports that add(ε) is remove(−ε)
+// with the roles of P and Q swapped (discretizeMirrored), which holds for the subsampled Gaussian.
+func tails(e Event) (remove, add lossTails, mirrored bool, err error) {
 	if err := validateEvent(e); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	switch ev := e.(type) {
 	case GaussianEvent:
 		r, d := subsampledGaussianTails(1, ev.NoiseMultiplier)
-		return r, d, nil
+		return r, d, true, nil
 	case LaplaceEvent:
 		l := laplaceTails(ev.NoiseMultiplier)
-		return l, l, nil
+		return l, l, false, nil
 	case Mixed:
-		r, d, err := tails(ev.Event)
+		r, d, _, err := tails(ev.Event)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, false, err
 		}
-		return mixedTails(ev.P, r), mixedTails(ev.P, d), nil
+		return mixedTails(ev.P, r), mixedTails(ev.P, d), false, nil
 	case PoissonSampled:
 		if g, ok := ev.Event.(GaussianEvent); ok {
 			r, d := subsampledGaussianTails(ev.Q, g.NoiseMultiplier)
-			return r, d, nil
+			return r, d, true, nil
 		}
 	}
-	return nil, nil, &UnsupportedEventError{Accountant: "PLD", Event: e}
+	return nil, nil, false, &UnsupportedEventError{Accountant: "PLD", Event: e}
 }
 
 // Compose records count runs of e. On error nothing is recorded.
@@ -136,7 +137,7 @@ func (a *PLDAccountant) Compose(e Event, count int) error {
 	if e == nil {
 		return check.Missing("e", "an Event to compose")
 	}
-	r, d, err := tails(e)
+	r, d, mirrored, err := tails(e)
 	if err != nil {
 		return err
 	}
@@ -147,17 +148,27 @@ func (a *PLDAccountant) Compose(e Event, count int) error {
 	p := a.p
 	// The two directions are independent: compute them concurrently (each result is the same whatever the
 	// scheduling, so the accountant stays deterministic).
-	var out [2]*pmf
+	var out, one [2]*pmf
 	var errs [2]error
+	if mirrored {
+		// One evaluation of the tails serves both directions.
+		one, errs = discretizeMirrored(r, p.Discretization, p.TailMass, p.MaxGridPoints)
+	}
 	var wg sync.WaitGroup
 	for i, dir := range []struct {
 		lt  lossTails
 		acc *pmf
 	}{{r, a.remove}, {d, a.add}} {
+		if errs[i] != nil {
+			continue
+		}
 		wg.Go(func() {
-			one, err := discretize(dir.lt, p.Discretization, p.TailMass, p.MaxGridPoints)
+			var err error
+			if one[i] == nil {
+				one[i], err = discretize(dir.lt, p.Discretization, p.TailMass, p.MaxGridPoints)
+			}
 			if err == nil {
-				out[i], err = composePower(dir.acc, one, count, p.TailMass, p.MaxGridPoints)
+				out[i], err = composePower(dir.acc, one[i], count, p.TailMass, p.MaxGridPoints)
 			}
 			errs[i] = err
 		})

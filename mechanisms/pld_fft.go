@@ -28,17 +28,20 @@ func planFFT(n int) *realFFT {
 type realFFT struct {
 	n    int
 	tw   []complex128 // e^{−2πij/(n/2)}, j < n/4
-	twc  []complex128 // their conjugates
 	half []complex128 // e^{−2πik/n}, k ≤ n/2
 	rev  []int32      // bit reversal of log₂(n/2) bits
+	// stages holds, for each pair of radix-2 stages cfft runs together (butterfly half-sizes L and 2L), the
+	// twiddles it reads, W_{2L}^j and W_{4L}^j for j < L, interleaved: copies of entries of tw, laid out in
+	// the order they are used.
+	stages [][]complex128
 }
 
 func newRealFFT(n int) *realFFT {
 	m := n / 2
-	f := &realFFT{n: n, tw: make([]complex128, m/2), twc: make([]complex128, m/2), half: make([]complex128, m+1), rev: make([]int32, m)}
+	f := &realFFT{n: n, tw: make([]complex128, m/2), half: make([]complex128, m+1), rev: make([]int32, m)}
 	for j := range f.tw {
 		s, c := math.Sincos(-2 * math.Pi * float64(j) / float64(m))
-		f.tw[j], f.twc[j] = complex(c, s), complex(c, -s)
+		f.tw[j] = complex(c, s)
 	}
 	for k := range f.half {
 		s, c := math.Sincos(-2 * math.Pi * float64(k) / float64(n))
@@ -48,52 +51,138 @@ func newRealFFT(n int) *realFFT {
 	for i := range f.rev {
 		f.rev[i] = int32(bits.Reverse64(uint64(i)) >> shift)
 	}
+	for L := firstL(m); 4*L <= m; L *= 4 {
+		s1, s2 := m/(2*L), m/(4*L)
+		st := make([]complex128, 2*L)
+		for j := range L {
+			st[2*j], st[2*j+1] = f.tw[j*s1], f.tw[j*s2]
+		}
+		f.stages = append(f.stages, st)
+	}
 	return f
 }
 
+// firstL is the butterfly half-size of cfft's first pair of stages: 2 after a single size-2 stage when
+// log₂m is odd, else 1.
+func firstL(m int) int {
+	if bits.TrailingZeros(uint(m))%2 == 1 {
+		return 2
+	}
+	return 1
+}
+
+// cfftBlock is the number of points (64 KB) cfft transforms completely, through every stage that stays
+// inside such a block, before it moves on to the next one, so that those stages run in cache.
+const cfftBlock = 1 << 12
+
 // cfft transforms z in place (e^{−2πi jk/m} kernel; conj = true for e^{+2πi jk/m}), unnormalised: bit
 // reversal, then the radix-2 stages two at a time (one pass over the data per pair), after a single
-// size-2 stage when log₂m is odd.
+// size-2 stage when log₂m is odd. The stages whose butterflies stay within blocks of cfftBlock points run
+// block by block, the rest over the whole sequence; every butterfly is computed exactly as stage by
+// stage, so the order changes nothing in the result.
 func (f *realFFT) cfft(z []complex128, conj bool) {
 	m := len(z)
-	for i, r := range f.rev {
-		if j := int(r); i < j {
-			z[i], z[j] = z[j], z[i]
+	f.bitReverse(z)
+	blk := min(m, cfftBlock)
+	L0 := firstL(m)
+	st := 0 // stages done inside the blocks
+	for b := 0; b < m; b += blk {
+		zb := z[b : b+blk]
+		if L0 == 2 {
+			for i := 0; i < blk; i += 2 {
+				a, c := zb[i], zb[i+1]
+				zb[i], zb[i+1] = a+c, a-c
+			}
+		}
+		st = 0
+		for L := L0; 4*L <= blk; L *= 4 {
+			radix4(zb, L, f.stages[st], conj)
+			st++
 		}
 	}
-	tw := f.tw
-	if conj {
-		tw = f.twc
+	for L := L0 << (2 * st); 4*L <= m; L *= 4 {
+		radix4(z, L, f.stages[st], conj)
+		st++
 	}
-	L := 1 // current butterfly half-size
-	if bits.TrailingZeros(uint(m))%2 == 1 {
-		for i := 0; i < m; i += 2 {
-			a, b := z[i], z[i+1]
-			z[i], z[i+1] = a+b, a-b
+}
+
+// revTile is the number of low (and high) index bits bitReverse handles together: it swaps tiles of
+// 2^revTile × 2^revTile points, whose rows are whole cache lines, instead of single points scattered over
+// the whole sequence.
+const revTile = 3
+
+// bitReverse permutes z (of length m = n/2) into bit-reversed order. Write an index as (hi, mid, lo) with
+// hi and lo of revTile bits each: its reversal is (rev lo, rev mid, rev hi), so the points with middle bits
+// mid trade places with those with middle bits rev mid, a tile at a time.
+func (f *realFFT) bitReverse(z []complex128) {
+	m := len(z)
+	nb := bits.TrailingZeros(uint(m))
+	if nb < 2*revTile+2 {
+		for i, r := range f.rev {
+			if j := int(r); i < j {
+				z[i], z[j] = z[j], z[i]
+			}
 		}
-		L = 2
+		return
 	}
-	// rot is −i (forward) or +i (inverse): W_{4L}^{j+L} = rot·W_{4L}^j.
-	rot := complex(0, -1)
+	const A = 1 << revTile
+	b := nb - 2*revTile
+	sh := uint(revTile + b)
+	for mid := 0; mid < 1<<b; mid++ {
+		// rev mid, from the full reversal table: rev(mid<<revTile) = (rev mid)<<revTile.
+		rmid := int(f.rev[mid<<revTile]) >> revTile
+		if rmid < mid {
+			continue
+		}
+		for hi := range A {
+			base := hi<<sh | mid<<revTile
+			for lo := range A {
+				i := base | lo
+				if j := int(f.rev[i]); mid < rmid || i < j {
+					z[i], z[j] = z[j], z[i]
+				}
+			}
+		}
+	}
+}
+
+// radix4 runs the radix-2 stages of half-sizes L and 2L over z (a multiple of 4L long), with the stage
+// twiddles tw (W_{2L}^j and W_{4L}^j interleaved; conjugated when conj).
+func radix4(z []complex128, L int, tw []complex128, conj bool) {
+	tw = tw[:2*L]
 	if conj {
-		rot = complex(0, 1)
-	}
-	for ; 4*L <= m; L *= 4 {
-		s1, s2 := m/(2*L), m/(4*L)
-		for b := 0; b < m; b += 4 * L {
+		// rot = +i: W_{4L}^{−(j+L)} = i·W_{4L}^{−j}.
+		for b := 0; b+4*L <= len(z); b += 4 * L {
 			q0 := z[b : b+L]
 			q1 := z[b+L : b+2*L]
 			q2 := z[b+2*L : b+3*L]
 			q3 := z[b+3*L : b+4*L]
 			for j := range q0 {
-				w1, w2 := tw[j*s1], tw[j*s2]
+				w1, w2 := cmplxConj(tw[2*j]), cmplxConj(tw[2*j+1])
 				t1, t3 := w1*q1[j], w1*q3[j]
 				b0, b1 := q0[j]+t1, q0[j]-t1
 				b2, b3 := q2[j]+t3, q2[j]-t3
-				u, v := w2*b2, rot*(w2*b3)
+				u, v := w2*b2, complex(0, 1)*(w2*b3)
 				q0[j], q2[j] = b0+u, b0-u
 				q1[j], q3[j] = b1+v, b1-v
 			}
+		}
+		return
+	}
+	// rot = −i: W_{4L}^{j+L} = −i·W_{4L}^j.
+	for b := 0; b+4*L <= len(z); b += 4 * L {
+		q0 := z[b : b+L]
+		q1 := z[b+L : b+2*L]
+		q2 := z[b+2*L : b+3*L]
+		q3 := z[b+3*L : b+4*L]
+		for j := range q0 {
+			w1, w2 := tw[2*j], tw[2*j+1]
+			t1, t3 := w1*q1[j], w1*q3[j]
+			b0, b1 := q0[j]+t1, q0[j]-t1
+			b2, b3 := q2[j]+t3, q2[j]-t3
+			u, v := w2*b2, complex(0, -1)*(w2*b3)
+			q0[j], q2[j] = b0+u, b0-u
+			q1[j], q3[j] = b1+v, b1-v
 		}
 	}
 }
@@ -115,10 +204,10 @@ func (f *realFFT) forward(buf []complex128, x []float64) []complex128 {
 	// X_k = E_k + e^{−2πik/n}·O_k, E_k = (Z_k + conj Z_{m−k})/2, O_k = (Z_k − conj Z_{m−k})/(2i); pairs (k, m−k).
 	for k := 1; k <= m/2; k++ {
 		zk, zm := z[k], z[m-k]
-		ek := (zk + cmplxConj(zm)) / 2
-		ok := (zk - cmplxConj(zm)) * complex(0, -0.5)
-		em := (zm + cmplxConj(zk)) / 2
-		om := (zm - cmplxConj(zk)) * complex(0, -0.5)
+		ek := halve(zk + cmplxConj(zm))
+		ok := mulNegHalfI(zk - cmplxConj(zm))
+		em := halve(zm + cmplxConj(zk))
+		om := mulNegHalfI(zm - cmplxConj(zk))
 		out[k] = ek + f.half[k]*ok
 		out[m-k] = em + f.half[m-k]*om
 	}
@@ -134,13 +223,13 @@ func (f *realFFT) inverse(x []float64, X []complex128) {
 	// Z_k = E_k + i·O_k with E_k = (X_k + conj X_{m−k})/2, O_k = (X_k − conj X_{m−k})·e^{2πik/n}/2.
 	for k := 0; k <= m/2; k++ {
 		xk, xm := X[k], X[m-k]
-		ek := (xk + cmplxConj(xm)) / 2
-		ok := (xk - cmplxConj(xm)) * cmplxConj(f.half[k]) / 2
-		em := (xm + cmplxConj(xk)) / 2
-		om := (xm - cmplxConj(xk)) * cmplxConj(f.half[m-k]) / 2
-		X[k] = ek + complex(0, 1)*ok
+		ek := halve(xk + cmplxConj(xm))
+		ok := halve((xk - cmplxConj(xm)) * cmplxConj(f.half[k]))
+		em := halve(xm + cmplxConj(xk))
+		om := halve((xm - cmplxConj(xk)) * cmplxConj(f.half[m-k]))
+		X[k] = addI(ek, ok)
 		if k != m-k && k != 0 {
-			X[m-k] = em + complex(0, 1)*om
+			X[m-k] = addI(em, om)
 		}
 	}
 	// k = 0 used X_m as its partner; X_0's partner pair is complete now.
@@ -153,3 +242,12 @@ func (f *realFFT) inverse(x []float64, X []complex128) {
 }
 
 func cmplxConj(z complex128) complex128 { return complex(real(z), -imag(z)) }
+
+// halve is z/2 (exact), without the general complex division the compiler emits for it.
+func halve(z complex128) complex128 { return complex(real(z)*0.5, imag(z)*0.5) }
+
+// mulNegHalfI is z·(−i/2) (exact).
+func mulNegHalfI(z complex128) complex128 { return complex(imag(z)*0.5, -real(z)*0.5) }
+
+// addI is a + i·b.
+func addI(a, b complex128) complex128 { return complex(real(a)-imag(b), imag(a)+real(b)) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/cmplx"
+	"sync"
 )
 
 // pmf is a discretised privacy loss distribution: mass p[i] at loss (lo+i)·h, plus mass inf at +∞. Beside
@@ -58,9 +59,21 @@ func (e *GridError) Error() string {
 // difference of e^ε-sized numbers), and a round-off allowance is added to each upper share, which moves
 // mass only upwards. P-mass below the grid is moved onto its first point, mass above it to +∞.
 func discretize(lt lossTails, h, tail float64, maxPoints int) (*pmf, error) {
+	g, err := gridSpan(lt, h, tail, maxPoints)
+	if err != nil {
+		return nil, err
+	}
+	return discretizeOn(g, h, func(i int) (sp, cp, sq, cq float64) { return lt(float64(i) * h) }), nil
+}
+
+// span is the grid a direction is discretised on: the points i·h for lo ≤ i < lo + n.
+type span struct{ lo, n int }
+
+// gridSpan returns the grid that holds all but tail of the loss on each side (lossRange), or a *GridError.
+func gridSpan(lt lossTails, h, tail float64, maxPoints int) (span, error) {
 	loE, hiE, ok := lossRange(lt, tail)
 	if !ok || math.Abs(loE/h) > 1<<50 || math.Abs(hiE/h) > 1<<50 {
-		return nil, &GridError{Points: -1, Limit: maxPoints}
+		return span{}, &GridError{Points: -1, Limit: maxPoints}
 	}
 	iLo, iHi := int(math.Floor(loE/h)), int(math.Ceil(hiE/h))
 	if iHi <= iLo {
@@ -68,18 +81,24 @@ func discretize(lt lossTails, h, tail float64, maxPoints int) (*pmf, error) {
 	}
 	n := iHi - iLo + 1
 	if n > maxPoints {
-		return nil, &GridError{Points: n, Limit: maxPoints}
+		return span{}, &GridError{Points: n, Limit: maxPoints}
 	}
+	return span{iLo, n}, nil
+}
+
+// discretizeOn is discretize's cell loop over the grid g, with at(i) the tails at ε = i·h.
+func discretizeOn(g span, h float64, at func(i int) (sp, cp, sq, cq float64)) *pmf {
+	iLo, n := g.lo, g.n
 	out := &pmf{lo: iLo, p: make([]float64, n), steps: 1}
 	eh, den := math.Exp(h), math.Expm1(h)
 	const slackRel = 64 * unitRoundoff
-	sp0, cp0, sq0, cq0 := lt(float64(iLo) * h)
+	sp0, cp0, sq0, cq0 := at(iLo)
 	below := math.Exp(cp0)
 	out.p[0] = below
 	total, shifted, numErr, rho := below, 0.0, 0.0, 0.0
 	for j := 0; j < n-1; j++ {
 		ej := float64(iLo+j) * h
-		sp1, cp1, sq1, cq1 := lt(float64(iLo+j+1) * h)
+		sp1, cp1, sq1, cq1 := at(iLo + j + 1)
 		pj, perr := cellMass(0, sp0, sp1, cp0, cp1)
 		qj, qerr := cellMass(ej, sq0, sq1, cq0, cq1) // e^{ε_j}·Q_j
 		if pj > 0 {
@@ -105,7 +124,68 @@ func discretize(lt lossTails, h, tail float64, maxPoints int) (*pmf, error) {
 	out.num = numErr
 	out.rel = -math.Log1p(-rho)
 	out.bias = ctdBias(h) + h*shifted
-	return out, nil
+	return out
+}
+
+// maxSharedTable caps the points of the tail table discretizeMirrored shares between the two directions
+// (32 bytes each: 32 MB); larger grids evaluate each direction's tails on its own.
+const maxSharedTable = 1 << 20
+
+// discretizeMirrored discretises both directions of a pair whose add direction is the remove one mirrored:
+// add(ε) = (cq, sq, cp, sp) of remove(−ε), as for the subsampled Gaussian, where the two directions are
+// the same pair of distributions with the roles swapped. The grids of the two directions then mostly ask
+// for the same thresholds (add's point i·h is remove's −i·h), so the tails are evaluated once on the union
+// of the two grids, in two concurrent halves, and both directions read them from that table. Every value
+// is the one discretize computes (the same function at the same point), so the PMFs are identical to it.
+func discretizeMirrored(remove lossTails, h, tail float64, maxPoints int) (one [2]*pmf, errs [2]error) {
+	dirs := [2]lossTails{remove, func(eps float64) (sp, cp, sq, cq float64) {
+		sp, cp, sq, cq = remove(-eps)
+		return cq, sq, cp, sp
+	}}
+	var g [2]span
+	for i, lt := range dirs {
+		g[i], errs[i] = gridSpan(lt, h, tail, maxPoints)
+	}
+	// Remove reads points gr.lo … gr.lo+gr.n−1, add the mirror images −(ga.lo+ga.n−1) … −ga.lo.
+	gr, ga := g[0], g[1]
+	lo, hi := min(gr.lo, -(ga.lo+ga.n-1)), max(gr.lo+gr.n-1, -ga.lo)
+	size := hi - lo + 1
+	var wg sync.WaitGroup
+	if errs[0] != nil || errs[1] != nil || size > gr.n+ga.n || size > maxSharedTable {
+		// A direction without a grid, little overlap, or a table too large to keep: evaluate each
+		// direction's tails on its own.
+		for i, lt := range dirs {
+			if errs[i] == nil {
+				wg.Go(func() {
+					one[i] = discretizeOn(g[i], h, func(j int) (sp, cp, sq, cq float64) { return lt(float64(j) * h) })
+				})
+			}
+		}
+		wg.Wait()
+		return one, errs
+	}
+	tab := make([][4]float64, size)
+	fill := func(from, to int) {
+		for k := from; k < to; k++ {
+			t := &tab[k]
+			t[0], t[1], t[2], t[3] = remove(float64(lo+k) * h)
+		}
+	}
+	wg.Go(func() { fill(0, size/2) })
+	fill(size/2, size)
+	wg.Wait()
+	wg.Go(func() {
+		one[0] = discretizeOn(gr, h, func(i int) (sp, cp, sq, cq float64) {
+			t := &tab[i-lo]
+			return t[0], t[1], t[2], t[3]
+		})
+	})
+	one[1] = discretizeOn(ga, h, func(i int) (sp, cp, sq, cq float64) {
+		t := &tab[-i-lo]
+		return t[3], t[2], t[1], t[0]
+	})
+	wg.Wait()
+	return one, errs
 }
 
 // cellMass returns e^{shift}·(the mass between two thresholds), from whichever of the upper tails
@@ -116,14 +196,14 @@ func cellMass(shift, s0, s1, c0, c1 float64) (m, scale float64) {
 		if math.IsInf(s0, -1) || s1 >= s0 {
 			return 0, 0
 		}
-		m = math.Exp(shift+s0) * -math.Expm1(s1-s0)
-		return m, math.Exp(shift+s0) * (1 + absFinite(s0) + absFinite(s1))
+		e := math.Exp(shift + s0)
+		return e * -math.Expm1(s1-s0), e * (1 + absFinite(s0) + absFinite(s1))
 	}
 	if math.IsInf(c1, -1) || c0 >= c1 {
 		return 0, 0
 	}
-	m = math.Exp(shift+c1) * -math.Expm1(c0-c1)
-	return m, math.Exp(shift+c1) * (1 + absFinite(c0) + absFinite(c1))
+	e := math.Exp(shift + c1)
+	return e * -math.Expm1(c0-c1), e * (1 + absFinite(c0) + absFinite(c1))
 }
 
 // absFinite is |x|, or 0 for an infinite x (a tail that is exactly 0 carries no round-off).
@@ -176,15 +256,26 @@ func chernoffWindow(d *pmf, k int, tail float64) (L, U float64) {
 		}
 		// dev(t) = (k·ln E[e^{±t(X−mean)}] − ln tail)/t bounds the deviation of the sum for every t > 0;
 		// search t = 2^m/(sd·√k) coarsely, then around the best m.
+		ys := make([]float64, len(lp))
 		dev := func(m int, sign float64) float64 {
 			t := math.Ldexp(1, m) / (sd * math.Sqrt(fk))
+			st := sign * t
 			mx := math.Inf(-1)
 			for i, l := range lp {
-				mx = math.Max(mx, l+sign*t*idx[i])
+				y := l + st*idx[i]
+				ys[i] = y
+				if y > mx { // finite values: the same as math.Max, much cheaper
+					mx = y
+				}
 			}
 			acc := 0.0
-			for i, l := range lp {
-				acc += math.Exp(l + sign*t*idx[i] - mx)
+			for _, y := range ys {
+				// A term below e^{−40} < 2^{−54} cannot change a sum that has reached 1 (it is under half its
+				// last place): skipping its exponential leaves the sum bit for bit the same.
+				if y-mx < -40 && acc >= 1 {
+					continue
+				}
+				acc += math.Exp(y - mx)
 			}
 			return (fk*(mx+math.Log(acc)) - lt) / t
 		}
@@ -239,14 +330,19 @@ func composePower(acc, d *pmf, k int, tail float64, maxPoints int) (*pmf, error)
 		return nil, &GridError{Points: need, Limit: maxPoints}
 	}
 	fft := planFFT(size)
-	seq := make([]float64, size)
+	bufs := getFFTBuffers(size)
+	defer fftBuffers.Put(bufs)
+	seq := bufs.seq
 	copy(seq, d.p)
-	coef := fft.forward(nil, seq)
+	clear(seq[len(d.p):])
+	coef := fft.forward(bufs.coef, seq)
+	bufs.coef = coef
 	var accCoef []complex128
 	if !acc.trivial() {
 		clear(seq)
 		copy(seq, acc.p)
-		accCoef = fft.forward(nil, seq)
+		accCoef = fft.forward(bufs.acc, seq)
+		bufs.acc = accCoef
 	}
 	fk := float64(k)
 	logN := math.Log2(float64(size)) + 2 // + the real-packing steps
@@ -312,6 +408,26 @@ func composePower(acc, d *pmf, k int, tail float64, maxPoints int) (*pmf, error)
 	out.bias = acc.bias + fk*d.bias
 	out.moved = acc.moved + fk*d.moved + 3*tail
 	return truncate(out, tail), nil
+}
+
+// fftBuffers holds composePower's scratch buffers between calls (for a transform of length N: N floats, and
+// N/2 + 1 complex coefficients for each of the one or two spectra), so that repeated compositions do not
+// allocate and clear them again.
+var fftBuffers sync.Pool // *fftBufs
+
+type fftBufs struct {
+	seq       []float64    // the real sequence, of the transform length
+	coef, acc []complex128 // the coefficients of the new runs and of what was composed before
+}
+
+// getFFTBuffers returns scratch buffers for a transform of length size (contents undefined).
+func getFFTBuffers(size int) *fftBufs {
+	b, _ := fftBuffers.Get().(*fftBufs)
+	if b == nil || cap(b.seq) < size {
+		b = &fftBufs{seq: make([]float64, size)} // the coefficient buffers are made by realFFT.forward
+	}
+	b.seq = b.seq[:size]
+	return b
 }
 
 // truncate drops leading and trailing masses of at most tail in total at each end: the upper ones to +∞,
