@@ -209,6 +209,7 @@ type Acrobot struct {
 	episode
 	s   [4]float64
 	obs [6]float64
+	sc2 [2]float64 // sin θ2 and cos θ2 of s (observe sets them whenever s changes)
 }
 
 // acrobotConsts are the products of constants in deriv's expressions, each formed as deriv's left-to-right
@@ -274,12 +275,15 @@ func (ac *Acrobot) observe() []float64 {
 
 // observeTrig is observe given the sines and cosines of θ1 and θ2.
 func (ac *Acrobot) observeTrig(s1, c1, s2, c2 float64) []float64 {
+	ac.sc2 = [2]float64{s2, c2}
 	ac.obs = [6]float64{f32(c1), f32(s1), f32(c2), f32(s2), f32(ac.s[2]), f32(ac.s[3])}
 	return ac.obs[:]
 }
 
-// deriv is the time derivative of (θ1, θ2, θ̇1, θ̇2) under torque tau.
-func (ac *Acrobot) deriv(y [4]float64, tau float64) [4]float64 {
+// deriv is the time derivative (dθ1, dθ2, dθ̇1, dθ̇2) of (θ1, θ2, θ̇1, θ̇2) under torque tau, given
+// sin θ2 and cos θ2. It takes and returns scalars, which stay in registers (arrays would be copied through
+// the stack between the Runge–Kutta stages).
+func (ac *Acrobot) deriv(t1, t2, dt1, dt2, tau, sin2, cos2 float64) (float64, float64, float64, float64) {
 	// Gymnasium's _dsdt:
 	//   d1 = m1·lc1² + m2·(l1² + lc2² + 2·l1·lc2·cos θ2) + I1 + I2,  d2 = m2·(lc2² + l1·lc2·cos θ2) + I2
 	//   φ2 = m2·lc2·g·cos(θ1 + θ2 − π/2)
@@ -289,9 +293,6 @@ func (ac *Acrobot) deriv(y [4]float64, tau float64) [4]float64 {
 	k := &ac.k
 	m2 := ac.p.LinkMass2
 	const i1, i2 = 1.0, 1.0
-	t1, t2, dt1, dt2 := y[0], y[1], y[2], y[3]
-	// sin θ2 and cos θ2 appear five times: one Sincos (bit for bit math.Sin and math.Cos) serves them all.
-	sin2, cos2 := math.Sincos(t2)
 	d1 := k.d1a + m2*(k.d1b+k.d1c*cos2) + i1 + i2
 	d2 := m2*(k.d2a+k.d2b*cos2) + i2
 	phi2 := k.phi2 * math.Cos(t1+t2-math.Pi/2)
@@ -303,7 +304,14 @@ func (ac *Acrobot) deriv(y [4]float64, tau float64) [4]float64 {
 		ddt2 = (tau + d2/d1*phi1 - k.ddt2a*dt1*dt1*sin2 - phi2) / (k.ddt2Denom - d2*d2/d1)
 	}
 	ddt1 := -(d2*ddt2 + phi1) / d1
-	return [4]float64{dt1, dt2, ddt1, ddt2}
+	return dt1, dt2, ddt1, ddt2
+}
+
+// derivAt is deriv at a state whose sin θ2 and cos θ2 are not known yet: one Sincos (bit for bit math.Sin
+// and math.Cos) serves the five places they appear.
+func (ac *Acrobot) derivAt(t1, t2, dt1, dt2, tau float64) (float64, float64, float64, float64) {
+	sin2, cos2 := math.Sincos(t2)
+	return ac.deriv(t1, t2, dt1, dt2, tau, sin2, cos2)
 }
 
 func (ac *Acrobot) Step(a int) (StepResult, error) {
@@ -317,31 +325,30 @@ func (ac *Acrobot) step(a int) (obs []float64, reward float64, terminated bool, 
 		return nil, 0, false, err
 	}
 	tau := float64(a - 1)
-	y := ac.s
-	add := func(y, k [4]float64, h float64) [4]float64 {
-		return [4]float64{y[0] + h*k[0], y[1] + h*k[1], y[2] + h*k[2], y[3] + h*k[3]}
-	}
+	// Classic RK4 over one step of h (Gymnasium's rk4 with the endpoints [0, dt]): y + h/6·(k1 + 2k2 + 2k3 + k4).
+	y0, y1, y2, y3 := ac.s[0], ac.s[1], ac.s[2], ac.s[3]
 	const h = acrobotDt
-	k1 := ac.deriv(y, tau)
-	k2 := ac.deriv(add(y, k1, h/2), tau)
-	k3 := ac.deriv(add(y, k2, h/2), tau)
-	k4 := ac.deriv(add(y, k3, h), tau)
-	for i := range y {
-		y[i] += h / 6 * (k1[i] + 2*k2[i] + 2*k3[i] + k4[i])
-	}
-	y[0], y[1] = wrapPi(y[0]), wrapPi(y[1])
-	y[2] = clamp(y[2], -acrobotMaxV1, acrobotMaxV1)
-	y[3] = clamp(y[3], -acrobotMaxV2, acrobotMaxV2)
-	ac.s = y
-	s1, c1 := math.Sincos(y[0])
-	s2, c2 := math.Sincos(y[1])
-	term := -c1-math.Cos(y[1]+y[0]) > 1.0
+	a1, b1, c1, d1 := ac.deriv(y0, y1, y2, y3, tau, ac.sc2[0], ac.sc2[1]) // sin θ2, cos θ2 kept from observe
+	a2, b2, c2, d2 := ac.derivAt(y0+h/2*a1, y1+h/2*b1, y2+h/2*c1, y3+h/2*d1, tau)
+	a3, b3, c3, d3 := ac.derivAt(y0+h/2*a2, y1+h/2*b2, y2+h/2*c2, y3+h/2*d2, tau)
+	a4, b4, c4, d4 := ac.derivAt(y0+h*a3, y1+h*b3, y2+h*c3, y3+h*d3, tau)
+	y0 += h / 6 * (a1 + 2*a2 + 2*a3 + a4)
+	y1 += h / 6 * (b1 + 2*b2 + 2*b3 + b4)
+	y2 += h / 6 * (c1 + 2*c2 + 2*c3 + c4)
+	y3 += h / 6 * (d1 + 2*d2 + 2*d3 + d4)
+	y0, y1 = wrapPi(y0), wrapPi(y1)
+	y2 = clamp(y2, -acrobotMaxV1, acrobotMaxV1)
+	y3 = clamp(y3, -acrobotMaxV2, acrobotMaxV2)
+	ac.s = [4]float64{y0, y1, y2, y3}
+	s1, co1 := math.Sincos(y0)
+	s2, co2 := math.Sincos(y1)
+	term := -co1-math.Cos(y1+y0) > 1.0
 	r := -1.0
 	if term {
 		r = 0
 	}
 	ac.end(term)
-	return ac.observeTrig(s1, c1, s2, c2), r, term, nil
+	return ac.observeTrig(s1, co1, s2, co2), r, term, nil
 }
 
 // clamp is math.Min(math.Max(x, lo), hi) for bounds lo < hi that are not zero (so no signed-zero case

@@ -384,9 +384,9 @@ func composePower(acc, d *pmf, k int, tail float64, maxPoints int) (*pmf, error)
 	start := int(Lk) // offset of the window's first point from base
 	sum := 0.0
 	sq := 0.0
+	mask := size - 1 // size is a power of two: s & mask is s mod size, negative s included
 	for i := range out.p {
-		s := start + i
-		v := seq[((s%size)+size)%size]
+		v := seq[(start+i)&mask]
 		if v > 0 {
 			out.p[i] = v
 			sum += v
