@@ -162,7 +162,8 @@ func radix4(z []complex128, L int, tw []complex128, conj bool) {
 				t1, t3 := w1*q1[j], w1*q3[j]
 				b0, b1 := q0[j]+t1, q0[j]-t1
 				b2, b3 := q2[j]+t3, q2[j]-t3
-				u, v := w2*b2, complex(0, 1)*(w2*b3)
+				u, p := w2*b2, w2*b3
+				v := complex(-imag(p), real(p)) // i·p, without the general multiplication by complex(0, 1)
 				q0[j], q2[j] = b0+u, b0-u
 				q1[j], q3[j] = b1+v, b1-v
 			}
@@ -180,7 +181,8 @@ func radix4(z []complex128, L int, tw []complex128, conj bool) {
 			t1, t3 := w1*q1[j], w1*q3[j]
 			b0, b1 := q0[j]+t1, q0[j]-t1
 			b2, b3 := q2[j]+t3, q2[j]-t3
-			u, v := w2*b2, complex(0, -1)*(w2*b3)
+			u, p := w2*b2, w2*b3
+			v := complex(imag(p), -real(p)) // −i·p, without the general multiplication by complex(0, −1)
 			q0[j], q2[j] = b0+u, b0-u
 			q1[j], q3[j] = b1+v, b1-v
 		}

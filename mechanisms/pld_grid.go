@@ -104,14 +104,15 @@ func discretizeOn(g span, h float64, at func(i int) (sp, cp, sq, cq float64)) *p
 		if pj > 0 {
 			slack := slackRel * (perr + qerr)
 			r := pj - qj + slack
-			up := math.Min(pj, math.Max(0, eh*r/den))
+			// The builtin min and max (math.Min and math.Max's rules for NaN and ±0, inlined).
+			up := min(pj, max(0, eh*r/den))
 			out.p[j+1] += up
 			out.p[j] += pj - up
 			total += pj
-			shifted += math.Min(pj, eh*slack/den)
+			shifted += min(pj, eh*slack/den)
 			// The cell's own round-off: relative where it is small against the cell, else absolute.
 			if e := slackRel * perr; e <= 1e-6*pj {
-				rho = math.Max(rho, e/pj)
+				rho = max(rho, e/pj)
 			} else {
 				numErr += e
 			}
