@@ -78,6 +78,16 @@
 // ε = 10 and DP-Both to it. Every condition draws its runs from rand.NewPCG(Seed, run), Seed = 2020, so all
 // conditions share their streams.
 //
+// # Full size from sweeps
+//
+// Fig2, Fig3 and RealEpsilon first look for the merged results of the checked-in sweeps SweepFig2,
+// SweepFig3 and SweepRealEpsilon (sweeps/specs, experiment seoyang2020/returns, whose seed r is run r here
+// and whose conditions are configured by Domain.Config; see sweeps/README.md). When a section's sweep is
+// there, it runs nothing: its curves, tables and claims come from the merged rows (RunsFromSweep), with as
+// many seeds as the sweep ran, and Fig. 3 and the corrected variant take their Non-DP and random-policy
+// references from SweepFig2, which must then be merged too, with the same seeds. Otherwise the section runs
+// its default size and says how to get the full one.
+//
 // # Reference
 //
 // Seo and Yang. Differentially private actor and its eligibility trace. Electronics 9(9):1486, 2020;

@@ -72,18 +72,84 @@ func (d Domain) RunMany(cfg actorcritic.Config, runs int, seed uint64, progress 
 	if err := check.AtLeast("runs", runs, 1); err != nil {
 		return nil, err
 	}
+	return experiment.Trials(runs, 0, seed, progress, func(_ int, src rand.Source) (*actorcritic.Result, error) {
+		return d.Run(cfg, src)
+	})
+}
+
+// Run is one run of cfg on a fresh environment of the domain, drawing from src (cfg.Src is replaced), as
+// each run of RunMany: a corrected configuration without MaxEpisodeLen gets the domain's MaxSteps, the H its
+// accounting uses, so that every episode makes exactly H releases.
+func (d Domain) Run(cfg actorcritic.Config, src rand.Source) (*actorcritic.Result, error) {
 	if cfg.Variant == actorcritic.Corrected && cfg.MaxEpisodeLen == 0 {
 		cfg.MaxEpisodeLen = d.MaxSteps
 	}
-	return experiment.Trials(runs, 0, seed, progress, func(_ int, src rand.Source) (*actorcritic.Result, error) {
-		env, err := envs.Make(d.Name)
-		if err != nil {
-			return nil, err
+	env, err := envs.Make(d.Name)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Src = src
+	return actorcritic.Run(env, envs.TabularFeatures{N: d.NumStates}, cfg)
+}
+
+// DomainNamed is the domain of Domains with the given registry name (mdp100, taxi).
+func DomainNamed(name string) (Domain, error) {
+	var names []string
+	for _, d := range Domains() {
+		if d.Name == name {
+			return d, nil
 		}
-		c := cfg
-		c.Src = src
-		return actorcritic.Run(env, envs.TabularFeatures{N: d.NumStates}, c)
-	})
+		names = append(names, d.Name)
+	}
+	return Domain{}, check.OneOf("domain", name, names...)
+}
+
+// The conditions the notebook runs, by the names the sweep experiment seoyang2020/returns gives them (its
+// parameter variant): Non-DP, the three published DP variants, the random policy and the corrected variant;
+// and Non-DP on the other seeds (OtherSeed), the reference of the cosine study, which is Non-DP's
+// configuration drawn from other streams.
+const (
+	NonDP          = "non-dp"
+	DPActor        = "dp-actor"
+	DPCritic       = "dp-critic"
+	DPBoth         = "dp-both"
+	Random         = "random"
+	Corrected      = "corrected"
+	NonDPOtherSeed = "non-dp-other-seed"
+)
+
+// Conditions lists the condition names in the order above.
+func Conditions() []string {
+	return []string{NonDP, DPActor, DPCritic, DPBoth, Random, Corrected, NonDPOtherSeed}
+}
+
+// Config is the configuration of a condition on the domain for `episodes` episodes, as Fig2, Fig3 and
+// RealEpsilon run it: the domain's Base (Table 2) with the variant; epsilon is the published variants'
+// per-step ε (ignored by Non-DP and the random policy), and the corrected variant's whole-run ε per
+// patient at Delta, for which it gets clip 1, actorcritic.CorrectedNoise's σ and H = MaxSteps.
+func (d Domain) Config(condition string, epsilon float64, episodes int) (actorcritic.Config, error) {
+	c := d.Base
+	switch condition {
+	case NonDP, NonDPOtherSeed:
+	case DPActor:
+		c.Variant, c.Epsilon = actorcritic.DPActor, epsilon
+	case DPCritic:
+		c.Variant, c.Epsilon = actorcritic.DPCritic, epsilon
+	case DPBoth:
+		c.Variant, c.Epsilon = actorcritic.DPBoth, epsilon
+	case Random:
+		c = d.RandomPolicy()
+	case Corrected:
+		s, err := actorcritic.CorrectedNoise(epsilon, Delta, d.MaxSteps)
+		if err != nil {
+			return actorcritic.Config{}, err
+		}
+		c.Variant, c.Clip, c.NoiseMultiplier, c.MaxEpisodeLen = actorcritic.Corrected, 1, s, d.MaxSteps
+	default:
+		return actorcritic.Config{}, check.OneOf("condition", condition, Conditions()...)
+	}
+	c.Episodes = episodes
+	return c, nil
 }
 
 // ReturnsByRun collects the per-episode returns of each run (rows: runs), for figure.Series.

@@ -7,6 +7,8 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/actorcritic"
 	"github.com/dprl-project/dprl/dprl/report"
+	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
 // CorrectedEpsilons are the whole-run ε per patient at which the corrected variant runs.
@@ -144,11 +146,45 @@ func PrivacyTable(rows []PrivacyRow) (header []string, cells [][]string) {
 // CorrectedEpsilons (actorcritic.CorrectedNoise with H = the domain's MaxSteps, clip 1) beside Non-DP and
 // the random policy, size.Runs seeds each, plots their learning curves with 95% bands and tabulates their
 // last-50 returns. It fails if a corrected run made other than Episodes·H releases, the count its
-// accounting assumes.
+// accounting assumes. With the merged sweeps SweepRealEpsilon and SweepFig2 present it shows their runs
+// instead of running size; the privacy table lists Fig. 3's configurations as Fig3 ran them (SweepFig3's
+// grid when that sweep is merged).
 func RealEpsilon(out report.Sink, size Sizes) error {
-	runs, episodes := size.Runs, size.Episodes
+	full, ok, err := repro.FullSize(out, SweepRealEpsilon)
+	if err != nil {
+		return err
+	}
+	var refs *sweep.Result
+	seeds, episodes := firstSeeds(size.Runs), size.Episodes
+	if ok {
+		// Non-DP and the random policy are Fig. 2's runs.
+		var refsOK bool
+		if refs, refsOK, err = repro.FullSize(out, SweepFig2); err != nil {
+			return err
+		}
+		if !refsOK {
+			return fmt.Errorf("seoyang2020: the corrected variant's full size takes its Non-DP and random-policy references from %s, which is not merged: "+
+				"run it too (or remove %s's results to run the default size)", SweepFig2, SweepRealEpsilon)
+		}
+		if seeds, episodes, err = sameRuns(full, refs); err != nil {
+			return err
+		}
+	}
+	runs := len(seeds.seeds)
 	window := min(Window, episodes)
-	prows, err := Privacy(size)
+	// The privacy table lists what the notebook ran: Fig. 3's grid is its sweep's when that is merged.
+	psize := size
+	psize.Runs, psize.Episodes = runs, episodes
+	if f3, ok3, err := loadQuiet(SweepFig3); err != nil {
+		return err
+	} else if ok3 {
+		g, err := fig3Size(f3)
+		if err != nil {
+			return err
+		}
+		psize.Epsilons, psize.Both = g.Epsilons, g.Both
+	}
+	prows, err := Privacy(psize)
 	if err != nil {
 		return err
 	}
@@ -157,17 +193,38 @@ func RealEpsilon(out report.Sink, size Sizes) error {
 		"For the published variants the per-patient column is only the most charitable reading; the last columns compose every "+
 		"release of a %d-episode run, which is the ε for replacing the whole data set, not a per-patient ε.", Delta, episodes))
 	out.Table(header, cells)
-	bar := out.Bar("runs", len(Domains())*(2+len(CorrectedEpsilons))*runs)
+	var bar report.Bar
+	if !ok {
+		bar = out.Bar("runs", len(Domains())*(2+len(CorrectedEpsilons))*runs)
+	}
 	var rows [][]string
 	for _, d := range Domains() {
-		base := d.Base
-		base.Episodes = episodes
-		random := d.RandomPolicy()
-		random.Episodes = episodes
+		// get is a condition's runs at ε, from the sweeps or run.
+		get := func(cond string, eps float64) ([]*actorcritic.Result, error) {
+			switch {
+			case ok && cond == Corrected:
+				r, err := condition(full, d, cond, map[string]string{"epsilon": sweep.FormatValue(eps)}, seeds, episodes)
+				if err != nil {
+					return nil, err
+				}
+				return r.Results, nil
+			case ok:
+				r, err := condition(refs, d, cond, nil, seeds, episodes)
+				if err != nil {
+					return nil, err
+				}
+				return r.Results, nil
+			}
+			cfg, err := d.Config(cond, eps, episodes)
+			if err != nil {
+				return nil, err
+			}
+			return d.RunMany(cfg, runs, Seed, bar)
+		}
 		names := []string{"Non-DP", "Random policy (θ = 0)"}
 		var results [][]*actorcritic.Result
-		for _, c := range []actorcritic.Config{base, random} {
-			rs, err := d.RunMany(c, runs, Seed, bar)
+		for _, cond := range []string{NonDP, Random} {
+			rs, err := get(cond, 0)
 			if err != nil {
 				return err
 			}
@@ -178,9 +235,7 @@ func RealEpsilon(out report.Sink, size Sizes) error {
 			if err != nil {
 				return err
 			}
-			c := base
-			c.Variant, c.Clip, c.NoiseMultiplier, c.MaxEpisodeLen = actorcritic.Corrected, 1, s, d.MaxSteps
-			rc, err := d.RunMany(c, runs, Seed, bar)
+			rc, err := get(Corrected, eps)
 			if err != nil {
 				return err
 			}
@@ -207,8 +262,10 @@ func RealEpsilon(out report.Sink, size Sizes) error {
 			rows = append(rows, []string{d.Label, names[i], ci(f, "%.1f")})
 		}
 	}
-	bar.Done()
-	out.Markdown(seedsNote(runs) + fmt.Sprintf(" Every corrected run made exactly %d·H noisy releases.", episodes))
+	if bar != nil {
+		bar.Done()
+	}
+	out.Markdown(seeds.note() + fmt.Sprintf(" Every corrected run made exactly %d·H noisy releases.", episodes))
 	out.Table([]string{"domain", "condition", fmt.Sprintf("last-%d return, mean [95%% CI]", window)}, rows)
 	return nil
 }

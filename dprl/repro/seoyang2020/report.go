@@ -5,12 +5,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	"github.com/dprl-project/dprl/dprl/actorcritic"
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/figure"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/sweep"
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
 )
@@ -91,12 +93,6 @@ func NoiseScaleTable(out report.Sink) error {
 	out.Markdown("σ (noise multiplier of |C|) at δ = 1e-6:")
 	out.Table([]string{"ε", "eq. (3), used", "§2.1 typo", "analytic, Δ = 1", "analytic, Δ = 2 (replace-one)"}, rows)
 	return nil
-}
-
-// seedsNote lists the seeds and the band of every figure.
-func seedsNote(runs int) string {
-	return fmt.Sprintf("Seeds: run r of every condition draws from rand.NewPCG(%d, r), r = 0 … %d (%d seeds); curves are "+
-		"means over the seeds with 95%% Student-t confidence bands.", Seed, runs-1, runs)
 }
 
 // learningCurves plots the returns of several conditions, smoothed over 10 episodes, mean with a 95% CI
@@ -215,6 +211,82 @@ func absAll(x []float64) []float64 {
 	return out
 }
 
+// fig2Data is what Fig. 2 shows of a domain: the runs of Non-DP, DP-Actor, DP-Critic, DP-Both and the
+// random policy, in that order; the cosines of DP-Actor, DP-Critic and DP-Both (conds) and of the random
+// policy with the Non-DP runs; and of the Non-DP runs on other seeds with them.
+type fig2Data struct {
+	results    [][]*actorcritic.Result
+	conds      []cosineRuns
+	rnd, other cosineRuns
+}
+
+// fig2Run runs Fig. 2's conditions on d: runs seeds of episodes episodes each.
+func (d Domain) fig2Run(runs, episodes int, bar experiment.Progress) (fig2Data, error) {
+	base := d.Base
+	base.Episodes = episodes
+	nonCfg := base
+	nonCfg.RecordTraces = true
+	non, err := d.RunMany(nonCfg, runs, Seed, bar)
+	if err != nil {
+		return fig2Data{}, err
+	}
+	data := fig2Data{results: [][]*actorcritic.Result{non}}
+	for _, v := range []actorcritic.Variant{actorcritic.DPActor, actorcritic.DPCritic, actorcritic.DPBoth} {
+		cfg := base
+		cfg.Variant = v
+		cr, err := d.runCosines(cfg, runs, Seed, bar, non)
+		if err != nil {
+			return fig2Data{}, err
+		}
+		data.conds = append(data.conds, cr)
+		data.results = append(data.results, cr.results)
+	}
+	random := d.RandomPolicy()
+	random.Episodes = episodes
+	if data.rnd, err = d.runCosines(random, runs, Seed, bar, non); err != nil {
+		return fig2Data{}, err
+	}
+	if data.other, err = d.runCosines(base, runs, OtherSeed, bar, non); err != nil {
+		return fig2Data{}, err
+	}
+	data.results = append(data.results, data.rnd.results)
+	return data, nil
+}
+
+// fig2FromSweep reads Fig. 2's conditions on d from the merged sweep SweepFig2, which must have run them
+// at ε = 10 per step with the cosine study.
+func (d Domain) fig2FromSweep(r *sweep.Result, seeds seedSet, episodes int) (fig2Data, error) {
+	want := map[string]string{"epsilon": sweep.FormatValue(d.Base.Epsilon), "cosines": "true"}
+	read := func(cond string) (cosineRuns, error) {
+		runs, err := condition(r, d, cond, want, seeds, episodes)
+		if err != nil {
+			return cosineRuns{}, err
+		}
+		return cosineRuns{results: runs.Results, cosU: runs.CosU, cosV: runs.CosV}, nil
+	}
+	non, err := read(NonDP)
+	if err != nil {
+		return fig2Data{}, err
+	}
+	data := fig2Data{results: [][]*actorcritic.Result{non.results}}
+	for _, cond := range []string{DPActor, DPCritic, DPBoth} {
+		cr, err := read(cond)
+		if err != nil {
+			return fig2Data{}, err
+		}
+		data.conds = append(data.conds, cr)
+		data.results = append(data.results, cr.results)
+	}
+	if data.rnd, err = read(Random); err != nil {
+		return fig2Data{}, err
+	}
+	if data.other, err = read(NonDPOtherSeed); err != nil {
+		return fig2Data{}, err
+	}
+	data.results = append(data.results, data.rnd.results)
+	return data, nil
+}
+
 // Fig2 reproduces Fig. 2, Table 3, Fig. 4 and Table 4 at the per-step ε = 10 on each domain, with size.Runs
 // seeds shared by all conditions: Non-DP, DP-Actor, DP-Critic, DP-Both and the random policy (θ = 0).
 // It shows their learning curves with 95% bands; Table 3 (the paper's spread, ours over all runs and
@@ -223,51 +295,41 @@ func absAll(x []float64) []float64 {
 // references: non-DP runs with other seeds (OtherSeed) and the random policy. It records three tested claims
 // per domain: DP-Actor learns about as well as Non-DP (Margin); DP-Actor's per-seed return spread exceeds
 // Non-DP's (Welch interval of the difference above 0); and DP-Actor's traces are nearly orthogonal to the
-// non-DP ones (the mean over seeds of |mean cosine over episodes| has its interval below 0.1).
+// non-DP ones (the mean over seeds of |mean cosine over episodes| has its interval below 0.1). With the
+// merged sweep SweepFig2 present it shows that sweep's runs instead of running size (repro.FullSize).
 func Fig2(out report.Sink, size Sizes) error {
-	runs, episodes := size.Runs, size.Episodes
+	full, ok, err := repro.FullSize(out, SweepFig2)
+	if err != nil {
+		return err
+	}
+	seeds, episodes := firstSeeds(size.Runs), size.Episodes
+	var bar report.Bar
+	if ok {
+		if seeds, episodes, err = sweepRuns(full); err != nil {
+			return err
+		}
+	} else {
+		bar = out.Bar("runs", len(Domains())*6*size.Runs)
+	}
+	runs := len(seeds.seeds)
 	window := min(Window, episodes)
 	claimsFile := repro.ClaimsFile(Notebook)
-	bar := out.Bar("runs", len(Domains())*6*runs)
 	for _, d := range Domains() {
-		base := d.Base
-		base.Episodes = episodes
-		nonCfg := base
-		nonCfg.RecordTraces = true
-		non, err := d.RunMany(nonCfg, runs, Seed, bar)
+		var data fig2Data
+		if ok {
+			data, err = d.fig2FromSweep(full, seeds, episodes)
+		} else {
+			data, err = d.fig2Run(runs, episodes, bar)
+		}
 		if err != nil {
 			return err
 		}
-		names := []string{"Non-DP"}
-		results := [][]*actorcritic.Result{non}
-		var conds []cosineRuns
-		for _, v := range []actorcritic.Variant{actorcritic.DPActor, actorcritic.DPCritic, actorcritic.DPBoth} {
-			cfg := base
-			cfg.Variant = v
-			cr, err := d.runCosines(cfg, runs, Seed, bar, non)
-			if err != nil {
-				return err
-			}
-			conds = append(conds, cr)
-			names = append(names, v.String())
-			results = append(results, cr.results)
-		}
-		random := d.RandomPolicy()
-		random.Episodes = episodes
-		rnd, err := d.runCosines(random, runs, Seed, bar, non)
-		if err != nil {
-			return err
-		}
-		other, err := d.runCosines(base, runs, OtherSeed, bar, non)
-		if err != nil {
-			return err
-		}
-		names = append(names, "Random policy (θ = 0)")
-		results = append(results, rnd.results)
+		names := []string{"Non-DP", actorcritic.DPActor.String(), actorcritic.DPCritic.String(), actorcritic.DPBoth.String(), "Random policy (θ = 0)"}
+		results, conds, rnd, other := data.results, data.conds, data.rnd, data.other
 		if err := learningCurves(out, fmt.Sprintf("Fig. 2 — %s, ε = 10 per step (%d seeds)", d.Label, runs), names, results); err != nil {
 			return err
 		}
-		out.Markdown(seedsNote(runs))
+		out.Markdown(seeds.note())
 
 		var rows [][]string
 		var lasts, stds [][]float64
@@ -367,7 +429,9 @@ func Fig2(out report.Sink, size Sizes) error {
 			return err
 		}
 	}
-	bar.Done()
+	if bar != nil {
+		bar.Done()
+	}
 	return nil
 }
 
@@ -375,9 +439,33 @@ func Fig2(out report.Sink, size Sizes) error {
 // DP-Both with size.Both) for the per-step ε in size.Epsilons, size.Runs seeds each, against the Non-DP and
 // random-policy references. A run whose weights overflowed counts with the lowest return an episode can have
 // (Domain.Finals). Each setting is tested with Margin (stable, not stable, inconclusive); the claims test, per
-// domain, DP-Actor and DP-Critic at the smallest ε the paper calls stable.
+// domain, DP-Actor and DP-Critic at the smallest ε the paper calls stable. With the merged sweeps SweepFig3
+// and SweepFig2 present it shows their runs, on SweepFig3's grid of variants and ε, instead of running size.
 func Fig3(out report.Sink, size Sizes) error {
-	runs, episodes := size.Runs, size.Episodes
+	full, ok, err := repro.FullSize(out, SweepFig3)
+	if err != nil {
+		return err
+	}
+	var refs *sweep.Result
+	seeds, episodes := firstSeeds(size.Runs), size.Episodes
+	if ok {
+		// The Non-DP and random-policy references are Fig. 2's runs.
+		var refsOK bool
+		if refs, refsOK, err = repro.FullSize(out, SweepFig2); err != nil {
+			return err
+		}
+		if !refsOK {
+			return fmt.Errorf("seoyang2020: Fig. 3's full size takes its Non-DP and random-policy references from %s, which is not merged: "+
+				"run it too (or remove %s's results to run the default size)", SweepFig2, SweepFig3)
+		}
+		if seeds, episodes, err = sameRuns(full, refs); err != nil {
+			return err
+		}
+		if size, err = fig3Size(full); err != nil {
+			return err
+		}
+	}
+	runs := len(seeds.seeds)
 	window := min(Window, episodes)
 	epsilons := size.Epsilons
 	if len(epsilons) == 0 {
@@ -388,21 +476,43 @@ func Fig3(out report.Sink, size Sizes) error {
 	if size.Both {
 		variants = append(variants, actorcritic.DPBoth)
 	}
-	bar := out.Bar("runs", len(Domains())*(2+len(variants)*len(epsilons))*runs)
+	var bar report.Bar
+	if !ok {
+		bar = out.Bar("runs", len(Domains())*(2+len(variants)*len(epsilons))*runs)
+	}
 	for _, d := range Domains() {
-		finals := func(cfg actorcritic.Config) ([]float64, int, error) {
-			cfg.Episodes = episodes
-			rs, err := d.RunMany(cfg, runs, Seed, bar)
-			if err != nil {
-				return nil, 0, err
+		// finals are the last-window returns of a condition's runs at ε (Domain.Finals), from the sweeps or run.
+		finals := func(cond string, eps float64) ([]float64, int, error) {
+			var rs []*actorcritic.Result
+			switch {
+			case ok && (cond == NonDP || cond == Random):
+				r, err := condition(refs, d, cond, nil, seeds, episodes)
+				if err != nil {
+					return nil, 0, err
+				}
+				rs = r.Results
+			case ok:
+				r, err := condition(full, d, cond, map[string]string{"epsilon": sweep.FormatValue(eps)}, seeds, episodes)
+				if err != nil {
+					return nil, 0, err
+				}
+				rs = r.Results
+			default:
+				cfg, err := d.Config(cond, eps, episodes)
+				if err != nil {
+					return nil, 0, err
+				}
+				if rs, err = d.RunMany(cfg, runs, Seed, bar); err != nil {
+					return nil, 0, err
+				}
 			}
 			return d.Finals(rs, window)
 		}
-		non, _, err := finals(d.Base)
+		non, _, err := finals(NonDP, 0)
 		if err != nil {
 			return err
 		}
-		rnd, _, err := finals(d.RandomPolicy())
+		rnd, _, err := finals(Random, 0)
 		if err != nil {
 			return err
 		}
@@ -415,9 +525,7 @@ func Fig3(out report.Sink, size Sizes) error {
 				y[r] = make([]float64, len(epsilons))
 			}
 			for k, eps := range epsilons {
-				cfg := d.Base
-				cfg.Variant, cfg.Epsilon = v, eps
-				f, div, err := finals(cfg)
+				f, div, err := finals(variantCondition[v], eps)
 				if err != nil {
 					return err
 				}
@@ -475,7 +583,7 @@ func Fig3(out report.Sink, size Sizes) error {
 			return err
 		}
 		out.Markdown(fmt.Sprintf("%s Runs whose weights overflowed are drawn and tested at the lowest possible return (%.0f). "+
-			"Non-DP: %s, random policy: %s (last-%d return, mean [95%% CI]).", seedsNote(runs), float64(d.MaxSteps)*d.MinReward,
+			"Non-DP: %s, random policy: %s (last-%d return, mean [95%% CI]).", seeds.note(), float64(d.MaxSteps)*d.MinReward,
 			ci(non, "%.1f"), ci(rnd, "%.1f"), window))
 		out.Table([]string{"algorithm", "ε per step", fmt.Sprintf("last-%d return", window), "− 1.2 × Non-DP [95% CI]", "ours", "paper: stable",
 			"weights overflowed"}, rows)
@@ -483,8 +591,47 @@ func Fig3(out report.Sink, size Sizes) error {
 			return err
 		}
 	}
-	bar.Done()
+	if bar != nil {
+		bar.Done()
+	}
 	return nil
+}
+
+// variantCondition names the published variants as Domain.Config and the sweep do.
+var variantCondition = map[actorcritic.Variant]string{actorcritic.DPActor: DPActor, actorcritic.DPCritic: DPCritic, actorcritic.DPBoth: DPBoth}
+
+// fig3Size is the grid of the merged sweep SweepFig3 as Sizes: its ε values in the spec's order, and Both
+// when it ran DP-Both. It must have run DP-Actor and DP-Critic.
+func fig3Size(r *sweep.Result) (Sizes, error) {
+	values := func(key string) []any {
+		if v, ok := r.Spec.Grid[key]; ok {
+			return v
+		}
+		if v, ok := r.Spec.Params[key]; ok {
+			return []any{v}
+		}
+		return nil
+	}
+	var size Sizes
+	for _, v := range values("epsilon") {
+		eps, err := strconv.ParseFloat(sweep.FormatValue(v), 64)
+		if err != nil {
+			return Sizes{}, fmt.Errorf("seoyang2020: sweep %s: epsilon %v: %w", r.Spec.Name, v, err)
+		}
+		size.Epsilons = append(size.Epsilons, eps)
+	}
+	if len(size.Epsilons) == 0 {
+		return Sizes{}, fmt.Errorf("seoyang2020: sweep %s sets no epsilon", r.Spec.Name)
+	}
+	var conds []string
+	for _, v := range values("variant") {
+		conds = append(conds, sweep.FormatValue(v))
+	}
+	if !slices.Contains(conds, DPActor) || !slices.Contains(conds, DPCritic) {
+		return Sizes{}, fmt.Errorf("seoyang2020: sweep %s ran the variants %v; Fig. 3 needs %s and %s", r.Spec.Name, conds, DPActor, DPCritic)
+	}
+	size.Both = slices.Contains(conds, DPBoth)
+	return size, nil
 }
 
 // joinFloats lists x as "10, 5, 1".

@@ -10,6 +10,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
 func TestNoiseScaleTable(t *testing.T) {
@@ -79,6 +80,8 @@ func TestSections(t *testing.T) {
 	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
 	var r report.Recorder
 	size := Sizes{Runs: 2, Episodes: 2, Epsilons: []float64{1, 0.5}}
+	t.Setenv(sweep.RootEnv, t.TempDir()) // no merged sweeps: the default size runs
+	t.Setenv(sweep.SweepsEnv, "")
 	if err := Fig2(&r, size); err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@
 // Experiments:
 //
 //	xie2019/mspbe        Xie et al. 2019, Figs. 1(a), 2(a), 3, 4: MSPBE against n per method and ε
-//	seoyang2020/returns  Seo & Yang 2020, Fig. 2 and Table 3: episode returns of one run
-//	wanghegde2019/returns Wang & Hegde 2019, Fig. 1: episode returns of one functional-noise Q-learning run
+//	seoyang2020/returns  Seo & Yang 2020, Figs. 2–4, Tables 3–4, corrected variant: episode returns (and trace cosines) of one run
+//	wanghegde2019/returns Wang & Hegde 2019, Fig. 1: episode returns of one functional-noise Q-learning run and of the random policy
 //	sharma/jobs          Sharma et al., Figs. 3 and 4: one training job's outcome
 //	balle2016/rmse       Balle et al. 2016, Fig. 1 panels 3–4: RMSE and excess risk per estimator at one m
 package sweeps

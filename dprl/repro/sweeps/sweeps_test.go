@@ -51,12 +51,13 @@ func runTask(t *testing.T, name string, p sweep.Params, seed uint64) [][]string 
 	return rows
 }
 
-// TestWangHegdeMatchesReturnCurves: seed s of the sweep is seed s of wanghegde2019.ReturnCurves.
+// TestWangHegdeMatchesReturnCurves: seed s of the sweep is seed s of wanghegde2019.ReturnCurves, for the
+// learner (written out here as notebook 04 configures it) and for the random policy beside it.
 func TestWangHegdeMatchesReturnCurves(t *testing.T) {
 	rows := runTask(t, "wanghegde2019/returns", sweep.Params{"sigma": 0.4, "episodes": int64(5)}, 2)
 	curves, err := wanghegde2019.ReturnCurves([]wanghegde2019.Setting{{Name: "σ = 0.4", Run: func(env envs.Env, src rand.Source) (*fnq.Result, error) {
 		return fnq.Run(env, fnq.Config{Method: fnq.FunctionalNoise, Sigma: 0.4, ResetEvery: 1, Episodes: 5, Src: src})
-	}}}, 3, 2019, nil)
+	}}, wanghegde2019.RandomPolicy(5)}, 3, 2019, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,23 +65,78 @@ func TestWangHegdeMatchesReturnCurves(t *testing.T) {
 		if want := strconv.FormatFloat(curves[0][2][i], 'g', -1, 64); r[2] != want {
 			t.Fatalf("episode %d: %s, ReturnCurves %s", i+1, r[2], want)
 		}
+		if want := strconv.FormatFloat(curves[1][2][i], 'g', -1, 64); r[3] != want {
+			t.Fatalf("episode %d: random policy %s, ReturnCurves %s", i+1, r[3], want)
+		}
 	}
-}
-
-// TestSeoYangMatchesRunMany: seed r of the sweep is run r of Domain.RunMany.
-func TestSeoYangMatchesRunMany(t *testing.T) {
-	rows := runTask(t, "seoyang2020/returns", sweep.Params{"domain": "mdp100", "variant": "dp-actor", "episodes": int64(6)}, 1)
-	d := seoyang2020.Domains()[0]
-	cfg := d.Base
-	cfg.Variant, cfg.Episodes = actorcritic.DPActor, 6
-	rs, err := d.RunMany(cfg, 2, 2020, nil)
+	// σ = 0 is the non-private DQN, not functional noise without noise.
+	zero := runTask(t, "wanghegde2019/returns", sweep.Params{"sigma": 0.0, "episodes": int64(3)}, 0)
+	np, err := wanghegde2019.ReturnCurves([]wanghegde2019.Setting{{Name: "DQN", Run: func(env envs.Env, src rand.Source) (*fnq.Result, error) {
+		return fnq.Run(env, fnq.Config{Method: fnq.NonPrivate, Episodes: 3, Src: src})
+	}}}, 1, 2019, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, r := range rows {
-		if want := strconv.FormatFloat(rs[1].Returns[i], 'g', -1, 64); r[1] != want || r[2] != strconv.Itoa(rs[1].Lengths[i]) {
-			t.Fatalf("episode %d: %v, RunMany %s", i+1, r, want)
+	if want := strconv.FormatFloat(np[0][0][2], 'g', -1, 64); zero[2][2] != want {
+		t.Errorf("σ = 0: %s, the non-private DQN %s", zero[2][2], want)
+	}
+}
+
+// TestSeoYangMatchesRunMany: seed r of the sweep is run r of Domain.RunMany, with each condition configured
+// as notebook 06 configures it (written out here), and the cosines are those of the traces with the Non-DP
+// run of the same seed.
+func TestSeoYangMatchesRunMany(t *testing.T) {
+	d := seoyang2020.Domains()[0]
+	const episodes = 6
+	h, err := actorcritic.CorrectedNoise(100, seoyang2020.Delta, d.MaxSteps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonCfg := d.Base
+	nonCfg.Episodes, nonCfg.RecordTraces = episodes, true
+	non, err := d.RunMany(nonCfg, 2, 2020, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		variant string
+		eps     float64
+		set     func(c *actorcritic.Config)
+		seed    uint64
+	}{
+		{"dp-actor", 10, func(c *actorcritic.Config) { c.Variant = actorcritic.DPActor }, 2020},
+		{"dp-critic", 1, func(c *actorcritic.Config) { c.Variant, c.Epsilon = actorcritic.DPCritic, 1 }, 2020},
+		{"random", 10, func(c *actorcritic.Config) { c.Acting, c.AlphaU = actorcritic.Softmax, 0 }, 2020},
+		{"corrected", 100, func(c *actorcritic.Config) {
+			c.Variant, c.Clip, c.NoiseMultiplier, c.MaxEpisodeLen = actorcritic.Corrected, 1, h, d.MaxSteps
+		}, 2020},
+		{"non-dp-other-seed", 10, func(c *actorcritic.Config) {}, 2021},
+	} {
+		rows := runTask(t, "seoyang2020/returns", sweep.Params{"domain": "mdp100", "variant": c.variant, "epsilon": c.eps, "episodes": int64(episodes),
+			"cosines": true}, 1)
+		cfg := d.Base
+		cfg.Episodes, cfg.RecordTraces = episodes, true
+		c.set(&cfg)
+		rs, err := d.RunMany(cfg, 2, c.seed, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
+		cosU := seoyang2020.EpisodeCosines(rs[1].TraceU, non[1].TraceU, episodes)
+		for i, r := range rows {
+			want := []string{strconv.Itoa(i + 1), strconv.FormatFloat(rs[1].Returns[i], 'g', -1, 64), strconv.Itoa(rs[1].Lengths[i]),
+				strconv.Itoa(rs[1].DivergedAt), strconv.Itoa(rs[1].Releases), strconv.FormatFloat(cosU[i], 'g', -1, 64)}
+			if fmt.Sprint(r[:6]) != fmt.Sprint(want) {
+				t.Fatalf("%s, episode %d: %v, RunMany %v", c.variant, i+1, r, want)
+			}
+		}
+		if c.variant == "corrected" && rows[0][4] != strconv.Itoa(episodes*d.MaxSteps) {
+			t.Errorf("corrected: %s releases, want every episode padded to H: %d", rows[0][4], episodes*d.MaxSteps)
+		}
+	}
+	// Without cosines the columns are NaN and nothing else changes.
+	rows := runTask(t, "seoyang2020/returns", sweep.Params{"domain": "mdp100", "variant": "dp-actor", "episodes": int64(episodes)}, 1)
+	if rows[0][5] != "NaN" || rows[0][6] != "NaN" {
+		t.Errorf("cosines without cosines: %v", rows[0])
 	}
 }
 
@@ -128,7 +184,8 @@ func TestAdaptersRejectBadParams(t *testing.T) {
 		{"xie2019/mspbe", sweep.Params{"domain": "grid", "n": int64(5), "epsilons": 1.0}, `params.domain = "grid" is not allowed: want {chain, mountaincar, mountaincar-off, hiv}`},
 		{"xie2019/mspbe", sweep.Params{"domain": "chain", "epsilons": 1.0}, "params.n is missing"},
 		{"xie2019/mspbe", sweep.Params{"domain": "hiv", "n": int64(2000), "epsilons": 1.0}, "params.n = 2000 is outside the allowed range [1, 1200]"},
-		{"seoyang2020/returns", sweep.Params{"domain": "taxi", "variant": "dp"}, `params.variant = "dp" is not allowed: want {non-dp, dp-actor, dp-critic, dp-both}`},
+		{"seoyang2020/returns", sweep.Params{"domain": "taxi", "variant": "dp"}, `params.variant = "dp" is not allowed: want {non-dp, dp-actor, dp-critic, dp-both, random, corrected, non-dp-other-seed}`},
+		{"seoyang2020/returns", sweep.Params{"domain": "taxi", "variant": "random", "cosines": "yes"}, `params.cosines`},
 		{"wanghegde2019/returns", sweep.Params{"sigma": -1.0}, "params.sigma = -1 is outside the allowed range [0, ∞)"},
 		{"wanghegde2019/returns", sweep.Params{"reset_every": int64(0)}, "params.reset_every = 0 is outside"},
 		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "ours"}, `params.setting = "ours" is not allowed: want {"nonprivate", "ours:ε", "dpsgd:ε"}`},
@@ -170,22 +227,22 @@ func TestReaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := WangHegdeCurves(sub)
+	w, err := wanghegde2019.CurvesFromSweep(sub, wanghegde2019.ReturnColumn)
 	if err != nil || len(w) != 2 || len(w[1]) != 4 {
-		t.Fatalf("WangHegdeCurves: %v %v", w, err)
+		t.Fatalf("CurvesFromSweep: %v %v", w, err)
 	}
-	if _, err := WangHegdeCurves(wt); err == nil || !strings.Contains(err.Error(), "narrow with sweep.Where") {
+	if _, err := wanghegde2019.CurvesFromSweep(wt, wanghegde2019.ReturnColumn); err == nil || !strings.Contains(err.Error(), "narrow with sweep.Where") {
 		t.Errorf("two settings at once: %v", err)
 	}
 	if _, err := sweep.Where(wt, map[string]string{"sgima": "0"}); err == nil || !strings.Contains(err.Error(), `column = "sgima"`) {
 		t.Errorf("Where on a missing column: %v", err)
 	}
 	st := plan(`{"name": "s", "experiment": "seoyang2020/returns", "params": {"episodes": 5, "domain": "mdp100", "variant": "non-dp"}, "seeds": [3, 1], "shard_size": 1}`)
-	rs, err := SeoYangResults(st)
-	if err != nil || len(rs) != 2 || len(rs[0].Returns) != 5 {
-		t.Fatalf("SeoYangResults: %v", err)
+	sr, err := seoyang2020.RunsFromSweep(st)
+	if err != nil || len(sr.Results) != 2 || len(sr.Results[0].Returns) != 5 || sr.Seeds[0] != 1 || len(sr.CosU[1]) != 5 {
+		t.Fatalf("RunsFromSweep: %v", err)
 	}
-	if _, err := seoyang2020.Summarize(rs, 2); err != nil {
+	if _, err := seoyang2020.Summarize(sr.Results, 2); err != nil {
 		t.Error(err)
 	}
 	xt := plan(`{"name": "x", "experiment": "xie2019/mspbe", "params": {"domain": "chain", "n": [60], "epsilons": [1], "steps": [0.01, 0.1], "tune_runs": 1}, "seeds": [9, 4], "shard_size": 1}`)

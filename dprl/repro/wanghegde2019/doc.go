@@ -86,7 +86,10 @@
 //
 // Protocol sets the seeds and episodes (DefaultProtocol: the paper's 10 seeds of 100 episodes; quick mode 2
 // of 40). Every learning curve uses seed Seed = 2019: seed s of every setting draws from rand.NewPCG(2019, s),
-// so settings are paired by seed. Figures show the mean with a 95% Student-t band. Every claim is decided by
+// so settings are paired by seed. Fig1 reads the paper's full size from the merged sweeps SweepFig1a and SweepFig1b
+// (sweeps/specs, experiment wanghegde2019/returns, whose seed s is seed s here; see sweeps/README.md) when
+// both are there, and then runs nothing: its curves, table and claims come from their rows (CurvesFromSweep),
+// with as many seeds as the sweeps ran. Otherwise it runs the default size and says how to get the full one. Figures show the mean with a 95% Student-t band. Every claim is decided by
 // repro.Tested from the 95% t interval of a per-seed quantity (a paired difference of last-fifth mean
 // returns) against a boundary stated in the claim's why before the run; "similar" claims need the interval
 // inside (−2, 2). Theorem 5's σ at the worked settings is a deterministic computation and is stated beside

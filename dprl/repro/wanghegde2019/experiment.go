@@ -127,7 +127,7 @@ type curve struct {
 
 // plotCurves draws the episode returns against samples (50 per episode) as the mean over seeds with a 95%
 // confidence band (Student t), and says which seeds they are.
-func plotCurves(out report.Sink, title string, seeds int, cs ...curve) error {
+func plotCurves(out report.Sink, title string, seeds seedSet, cs ...curve) error {
 	var series []figure.Series
 	for _, c := range cs {
 		xs := make([]float64, len(c.runs[0]))
@@ -143,14 +143,8 @@ func plotCurves(out report.Sink, title string, seeds int, cs ...curve) error {
 	if err := out.Figure(fig); err != nil {
 		return err
 	}
-	out.Markdown(seedsCaption(seeds))
+	out.Markdown(seeds.caption())
 	return nil
-}
-
-// seedsCaption lists the seeds behind a figure.
-func seedsCaption(seeds int) string {
-	return fmt.Sprintf("Mean over %d seeds with its 95%% confidence band (Student t); seed s = 0, …, %d runs every setting from rand.NewPCG(%d, s).",
-		seeds, seeds-1, Seed)
 }
 
 // lastFifth is each seed's mean return over the last fifth of its episodes.

@@ -66,10 +66,11 @@ func Fig1Settings(episodes int) []Setting {
 // first- and last-fifth returns; (b) σ = 0.4 with paths reset every 1 or 10 episodes or never; both with the
 // non-private DQN and the random policy. It records three claims, each decided from a paired 95% interval
 // over seeds: σ = 0.2 keeps 80% and σ = 0.4 keeps 70% of the non-private last-fifth return, and resetting
-// every episode beats never resetting.
+// every episode beats never resetting. With the merged sweeps SweepFig1a and SweepFig1b present it draws all
+// of this from their runs instead of running p (repro.FullSize says which on out).
 func Fig1(out report.Sink, p Protocol) error {
 	settings := Fig1Settings(p.Episodes)
-	res, err := runCurves(out, "Fig. 1", settings, p)
+	res, seeds, err := fig1Curves(out, settings, p)
 	if err != nil {
 		return err
 	}
@@ -82,13 +83,13 @@ func Fig1(out report.Sink, p Protocol) error {
 		t = append(t, []string{settings[i].Name, settings[i].Privacy.Label(), ci(firstFifth(res[i])), ci(lastFifth(res[i]))})
 	}
 	t = append(t, []string{settings[nSig+2].Name, settings[nSig+2].Privacy.Label(), ci(firstFifth(rnd.runs)), ci(lastFifth(rnd.runs))})
-	if err := plotCurves(out, "Fig. 1(a): code configuration, paths reset every episode (J = 100)", p.Seeds, append(a, rnd)...); err != nil {
+	if err := plotCurves(out, "Fig. 1(a): code configuration, paths reset every episode (J = 100)", seeds, append(a, rnd)...); err != nil {
 		return err
 	}
 	out.Table([]string{"setting", "privacy", "mean return, first fifth [95% CI]", "last fifth [95% CI]"}, t)
 	j100 := settings[2]
 	j100.Name = "σ = 0.4, J = 100 (every episode)"
-	if err := plotCurves(out, "Fig. 1(b): code configuration, σ = 0.4, paths reset every 1 or 10 episodes or never", p.Seeds,
+	if err := plotCurves(out, "Fig. 1(b): code configuration, σ = 0.4, paths reset every 1 or 10 episodes or never", seeds,
 		curve{j100.Legend(), res[2]}, curve{settings[nSig].Legend(), res[nSig]}, curve{settings[nSig+1].Legend(), res[nSig+1]},
 		a[0], rnd); err != nil {
 		return err
@@ -158,7 +159,7 @@ func Fig2(out report.Sink, p Protocol) error {
 			for _, i := range panel.which {
 				cs = append(cs, curve{per[r][i].Legend(), get(i)})
 			}
-			if err := plotCurves(out, fmt.Sprintf(panel.title, row.Epsilon), p.Seeds, cs...); err != nil {
+			if err := plotCurves(out, fmt.Sprintf(panel.title, row.Epsilon), firstSeeds(p.Seeds), cs...); err != nil {
 				return err
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
 func TestCalibrationTable(t *testing.T) {
@@ -116,6 +117,8 @@ func TestEquivalent(t *testing.T) {
 // TestFigures runs both figures and the sweeps at a tiny size and checks what they show and record.
 func TestFigures(t *testing.T) {
 	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
+	t.Setenv(sweep.RootEnv, t.TempDir()) // no merged sweeps: the default size runs
+	t.Setenv(sweep.SweepsEnv, "")
 	var r report.Recorder
 	p := Protocol{Seeds: 2, Episodes: 3}
 	if err := Fig1(&r, p); err != nil {

@@ -17,8 +17,8 @@ type sweepPoint struct {
 	pubSigma, corS float64
 }
 
-// sweep computes the published and corrected calibrations of c.
-func sweep(c fnq.Calibration) (sweepPoint, error) {
+// calibrate computes the published and corrected calibrations of c.
+func calibrate(c fnq.Calibration) (sweepPoint, error) {
 	var p sweepPoint
 	var err error
 	p.pub = c
@@ -81,7 +81,7 @@ func SigmaVsSamples(out report.Sink) error {
 	for i, T := range SampleGrid {
 		c := Alg1Calibration(row.Epsilon, row.LR, row.K)
 		c.T, c.Resets = T, T/c.B
-		p, err := sweep(c)
+		p, err := calibrate(c)
 		if err != nil {
 			return err
 		}
@@ -154,7 +154,7 @@ func EpsilonDeltaSweeps(out report.Sink, p Protocol) error {
 		for i, x := range s.xs {
 			c := Alg1Calibration(row.Epsilon, row.LR, row.K)
 			s.set(&c, x)
-			pt, err := sweep(c)
+			pt, err := calibrate(c)
 			if err != nil {
 				return err
 			}
@@ -204,7 +204,7 @@ func EpsilonDeltaSweeps(out report.Sink, p Protocol) error {
 	if err := out.Figure(fig); err != nil {
 		return err
 	}
-	out.Markdown(seedsCaption(p.Seeds))
+	out.Markdown(firstSeeds(p.Seeds).caption())
 	PrivacyTable(out, settings)
 	return nil
 }

@@ -1,0 +1,178 @@
+package seoyang2020
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/dprl-project/dprl/dprl/actorcritic"
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/sweep"
+)
+
+// The checked-in sweeps (sweeps/specs/<name>.json, experiment seoyang2020/returns) of the notebook at the
+// paper's full size: Fig. 2's conditions at ε = 10 with the cosine study (also the Non-DP and random-policy
+// references of Fig. 3 and RealEpsilon), Fig. 3's ε grid, and RealEpsilon's corrected runs.
+const (
+	SweepFig2        = "seoyang2020-fig2"
+	SweepFig3        = "seoyang2020-fig3"
+	SweepRealEpsilon = "seoyang2020-realeps"
+)
+
+// SweepRuns is one condition of a seoyang2020/returns table, one run per seed in increasing seed order.
+type SweepRuns struct {
+	Seeds []uint64
+	// Results have Returns, Lengths, DivergedAt and Releases: what Summarize, Domain.Finals and
+	// ReturnsByRun need.
+	Results []*actorcritic.Result
+	// CosU and CosV are, per run and episode, the cosine of its end-of-episode traces with those of the
+	// Non-DP run of the same seed (NaN where the sweep ran without cosines).
+	CosU, CosV [][]float64
+}
+
+// RunsFromSweep reads a seoyang2020/returns table of one condition (narrow it with sweep.Where or
+// repro.SweepCell) as its runs, one per seed.
+func RunsFromSweep(t *experiment.Table) (*SweepRuns, error) {
+	c, err := sweep.NewReader(t, "seed", "episode", "return", "length", "diverged_at", "releases", "cos_u", "cos_v")
+	if err != nil {
+		return nil, err
+	}
+	rank := c.SeedRanks("seed")
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	out := &SweepRuns{Seeds: make([]uint64, len(rank)), Results: make([]*actorcritic.Result, len(rank)),
+		CosU: make([][]float64, len(rank)), CosV: make([][]float64, len(rank))}
+	for s, i := range rank {
+		out.Seeds[i], _ = strconv.ParseUint(s, 10, 64)
+	}
+	for r := range t.Rows {
+		i := rank[c.String(r, "seed")]
+		if out.Results[i] == nil {
+			out.Results[i] = &actorcritic.Result{DivergedAt: c.Int(r, "diverged_at"), Releases: c.Int(r, "releases")}
+		}
+		res := out.Results[i]
+		if ep := c.Int(r, "episode"); ep != len(res.Returns)+1 {
+			return nil, fmt.Errorf("seoyang2020: row %d: episode %d of seed %s out of order (more than one condition? narrow with sweep.Where)", r, ep, c.String(r, "seed"))
+		}
+		res.Returns = append(res.Returns, c.Float(r, "return"))
+		res.Lengths = append(res.Lengths, c.Int(r, "length"))
+		out.CosU[i] = append(out.CosU[i], c.Float(r, "cos_u"))
+		out.CosV[i] = append(out.CosV[i], c.Float(r, "cos_v"))
+	}
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	for i, res := range out.Results {
+		if len(res.Returns) != len(out.Results[0].Returns) {
+			return nil, fmt.Errorf("seoyang2020: seed %d has %d episodes, seed %d has %d", out.Seeds[i], len(res.Returns), out.Seeds[0], len(out.Results[0].Returns))
+		}
+	}
+	return out, nil
+}
+
+// seedSet is the seeds of a figure's runs: run r of every condition draws from rand.NewPCG(base, r).
+type seedSet struct {
+	base  uint64
+	seeds []uint64
+}
+
+// firstSeeds is runs 0 … n − 1 from Seed, the default size's.
+func firstSeeds(n int) seedSet {
+	s := seedSet{base: Seed}
+	for i := range n {
+		s.seeds = append(s.seeds, uint64(i))
+	}
+	return s
+}
+
+// note lists the seeds and the band of every figure.
+func (s seedSet) note() string {
+	n := len(s.seeds)
+	list := fmt.Sprintf("r = %d … %d", s.seeds[0], s.seeds[n-1])
+	if uint64(n) != s.seeds[n-1]-s.seeds[0]+1 {
+		list = "r ∈ {"
+		for i, v := range s.seeds {
+			if i > 0 {
+				list += ", "
+			}
+			list += strconv.FormatUint(v, 10)
+		}
+		list += "}"
+	}
+	return fmt.Sprintf("Seeds: run r of every condition draws from rand.NewPCG(%d, r), %s (%d seeds); curves are "+
+		"means over the seeds with 95%% Student-t confidence bands.", s.base, list, n)
+}
+
+// sweepRuns is what the merged sweep r says about its runs: their seeds and episodes.
+func sweepRuns(r *sweep.Result) (seedSet, int, error) {
+	b, err := repro.SweepParam(r, "base_seed", strconv.Itoa(Seed))
+	if err != nil {
+		return seedSet{}, 0, err
+	}
+	base, err := strconv.ParseUint(b, 10, 64)
+	if err != nil {
+		return seedSet{}, 0, fmt.Errorf("seoyang2020: sweep %s: base_seed %s: %w", r.Spec.Name, b, err)
+	}
+	e, err := repro.SweepParam(r, "episodes", "500")
+	if err != nil {
+		return seedSet{}, 0, err
+	}
+	episodes, err := strconv.Atoi(e)
+	if err != nil {
+		return seedSet{}, 0, fmt.Errorf("seoyang2020: sweep %s: episodes %s: %w", r.Spec.Name, e, err)
+	}
+	s := seedSet{base: base, seeds: r.Spec.Seeds.Values()}
+	slices.Sort(s.seeds)
+	return s, episodes, nil
+}
+
+// sameRuns checks that the sweeps a and b ran the same seeds from the same base seed for as many episodes,
+// so that b's references stand beside a's runs as in the default run, and returns them.
+func sameRuns(a, b *sweep.Result) (seedSet, int, error) {
+	sa, ea, err := sweepRuns(a)
+	if err != nil {
+		return seedSet{}, 0, err
+	}
+	sb, eb, err := sweepRuns(b)
+	if err != nil {
+		return seedSet{}, 0, err
+	}
+	if sa.base != sb.base || !slices.Equal(sa.seeds, sb.seeds) || ea != eb {
+		return seedSet{}, 0, fmt.Errorf("seoyang2020: %s ran seeds %v from base %d for %d episodes, %s seeds %v from base %d for %d: "+
+			"its references must be the same runs", a.Spec.Name, sa.seeds, sa.base, ea, b.Spec.Name, sb.seeds, sb.base, eb)
+	}
+	return sa, ea, nil
+}
+
+// condition reads one condition on domain d from the merged sweep r (want: further parameters it must have
+// run with) and checks it has the sweep's seeds and episodes.
+func condition(r *sweep.Result, d Domain, cond string, want map[string]string, seeds seedSet, episodes int) (*SweepRuns, error) {
+	w := map[string]string{"domain": d.Name, "variant": cond}
+	for k, v := range want {
+		w[k] = v
+	}
+	t, err := repro.SweepCell(r, w)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := RunsFromSweep(t)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(runs.Seeds, seeds.seeds) || len(runs.Results[0].Returns) != episodes {
+		return nil, fmt.Errorf("seoyang2020: sweep %s, %s on %s: seeds %v of %d episodes, the spec says %v of %d",
+			r.Spec.Name, cond, d.Name, runs.Seeds, len(runs.Results[0].Returns), seeds.seeds, episodes)
+	}
+	return runs, nil
+}
+
+// loadQuiet is the merged sweep name without a note (a section that only needs to know what another
+// section showed), ok = false without one or without a repository root.
+func loadQuiet(name string) (*sweep.Result, bool, error) {
+	if _, err := sweep.Root(); err != nil {
+		return nil, false, nil
+	}
+	return sweep.Load(name)
+}
