@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -103,6 +104,23 @@ func TestXieMSPBE(t *testing.T) {
 		if r[7] != strconv.FormatFloat(d.Clip, 'g', -1, 64) || r[8] != strconv.FormatFloat(d.MeanReward, 'g', -1, 64) || r[9] != "0" {
 			t.Fatalf("domain columns %v: C = %v, r̄ = %v, exact moments", r[7:], d.Clip, d.MeanReward)
 		}
+	}
+}
+
+// TestXieDefaultsAreTheNotebooks: left to its defaults, an xie2019/mspbe task tunes and runs as notebook
+// 03's default protocol does outside quick mode (one trial, the task's seed).
+func TestXieDefaultsAreTheNotebooks(t *testing.T) {
+	t.Setenv("DPRL_QUICK", "")
+	x, err := xieParams(sweep.Params{"domain": "chain", "n": []any{int64(500), int64(1000)}, "epsilons": []any{0.1, 1.0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := xie2019.DefaultProtocol().Config([]int{500, 1000}, []float64{0.1, 1})
+	got := x.cfg
+	if !slices.Equal(got.Steps, want.Steps) || got.TuneRuns != want.TuneRuns || got.Seed != want.Seed || got.Delta != want.Delta ||
+		got.LSWDelta != want.LSWDelta || got.LSLC != want.LSLC || got.Iterations(500) != want.Iterations(500) || got.Accounting != want.Accounting ||
+		!slices.Equal(got.N, want.N) || !slices.Equal(got.Epsilons, want.Epsilons) || got.Trials != 1 {
+		t.Errorf("task config %+v\nnotebook's %+v", got, want)
 	}
 }
 
