@@ -65,6 +65,12 @@
 // the noise formula and the schedule, the c at which DP-LSL's noise falls below θ = 0's error and the c at
 // which LSL has shrunk half-way to θ = 0, which is why no U appears at these batch sizes.
 //
+// Panels34 first looks for the merged result of the sweep SweepFig1 (sweeps/specs/balle2016-fig1.json,
+// experiment balle2016/rmse: the paper's batch sizes and 20 seeds; see repro.FullSize). When it is there,
+// both panels and their claims come from its rows (EstimatesFromSweep) and nothing runs. A task of that
+// sweep is one seed s at one batch size m: the panels' computation (PanelEstimates) on a batch drawn from
+// the stream PCG(s, m), so the curves are the same estimators on other batches than the notebook's.
+//
 // # Published versus corrected
 //
 // The paper's DP-LSL analysis (as the authors' code implements it) needs λ above ‖ρ‖∞‖Φ‖_F² and is an

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/sweep"
 	"github.com/dprl-project/dprl/mechanisms"
 )
 
@@ -85,6 +86,7 @@ func TestPanel1Tiny(t *testing.T) {
 
 // TestPanels34Tiny: panels 3 and 4 are two figures and six tested claims, at the grid's ends.
 func TestPanels34Tiny(t *testing.T) {
+	t.Setenv(sweep.SweepsEnv, t.TempDir()) // no merged full-size sweep: the grid's run
 	var r report.Recorder
 	c := claims(t, func() error { return Panels34(&r, Grid{Trials: 2, M: []float64{100, 200}}) })
 	keys := []string{"p3-lsw", "p3-lsl", "p3-small", "p3-large", "p4-lsw", "p4-lsl"}

@@ -265,60 +265,53 @@ func explainWindow(out report.Sink, setup *Setup) error {
 // or smallest m): each DP method reaches its non-private counterpart (RMSE ratio below 2), DP-LSL beats
 // DP-LSW at the smallest m and DP-LSW beats DP-LSL at the largest (RMSE differences above 0), and
 // aggregation lowers each DP method's excess risk (tabular minus pairs above 0).
+//
+// When the merged sweep SweepFig1 is there (repro.FullSize), both panels and the claims come from its rows
+// (its batch sizes and seeds; it must run this configuration) and nothing is run; otherwise g's trials run.
 func Panels34(out report.Sink, g Grid) error {
 	setup, err := NewSetup()
 	if err != nil {
 		return err
 	}
-	bar := out.Bar("trials", g.Trials)
-	names := []string{"LSW, pairs", "LSL (c = 100), pairs", "DP-LSW, pairs", "DP-LSL (c = 100), pairs"}
-	riskNames := []string{"DP-LSW, pairs", "DP-LSL (c = 100), pairs", "DP-LSW, tabular", "DP-LSL (c = 100), tabular",
-		"θ = 0 vs LSW, pairs", "LSL (c = 100) vs LSW, pairs", "θ = 0 vs LSW, tabular", "LSL (c = 100) vs LSW, tabular"}
-	ys, err := estimates(g, func(sig *policyeval.Signature, m int, src rand.Source) ([]float64, error) {
-		rng := rand.New(src)
-		var rmse, risk, zero []float64
-		for _, cfg := range [][2]Config{{lswPairs, lslPaperPairs}, {lswTabular, lslPaperTabular}} {
-			p := setup.Problem(cfg[0].Aggregate, 100)
-			base, err := policyeval.LSW(p, sig)
-			if err != nil {
-				return nil, err
-			}
-			dw, err := cfg[0].release(setup, sig, 100, rand.NewPCG(rng.Uint64(), 1))
-			if err != nil {
-				return nil, err
-			}
-			lambda, err := policyeval.LambdaSchedule(p, 100, m)
-			if err != nil {
-				return nil, err
-			}
-			baseL, err := policyeval.LSL(p, sig, lambda)
-			if err != nil {
-				return nil, err
-			}
-			dl, err := cfg[1].release(setup, sig, 100, rand.NewPCG(rng.Uint64(), 2))
-			if err != nil {
-				return nil, err
-			}
-			if cfg[0].Aggregate == 2 {
-				rmse = append(rmse, policyeval.RMSE(p.Phi, base, setup.V, p.Rho), policyeval.RMSE(p.Phi, baseL, setup.V, p.Rho),
-					policyeval.RMSE(p.Phi, dw.Theta, setup.V, p.Rho), policyeval.RMSE(p.Phi, dl.Theta, setup.V, p.Rho))
-			}
-			_, d := p.Phi.Dims()
-			jw := policyeval.EmpiricalRisk(p.Phi, base, sig, p.Rho)
-			risk = append(risk,
-				policyeval.EmpiricalRisk(p.Phi, dw.Theta, sig, p.Rho)-jw,
-				policyeval.EmpiricalRisk(p.Phi, dl.Theta, sig, p.Rho)-policyeval.EmpiricalRisk(p.Phi, baseL, sig, p.Rho))
-			zero = append(zero, policyeval.EmpiricalRisk(p.Phi, make([]float64, d), sig, p.Rho)-jw, policyeval.EmpiricalRisk(p.Phi, baseL, sig, p.Rho)-jw)
-		}
-		return append(append(rmse, risk...), zero...), nil
-	}, setup, len(names)+len(riskNames), bar)
+	full, ok, err := repro.FullSize(out, SweepFig1)
 	if err != nil {
 		return err
 	}
-	bar.Done()
-	ms := g.M
+	names := []string{"LSW, pairs", "LSL (c = 100), pairs", "DP-LSW, pairs", "DP-LSL (c = 100), pairs"}
+	riskNames := []string{"DP-LSW, pairs", "DP-LSL (c = 100), pairs", "DP-LSW, tabular", "DP-LSL (c = 100), tabular",
+		"θ = 0 vs LSW, pairs", "LSL (c = 100) vs LSW, pairs", "θ = 0 vs LSW, tabular", "LSL (c = 100) vs LSW, tabular"}
+	var ys [][][]float64
+	ms, note := g.M, seeds(g)
+	if ok {
+		where := fmt.Sprintf("balle2016: merged sweep %s (%s)", full.Spec.Name, full.Dir)
+		if err := checkSweepConfig(full.Spec); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		batches, err := EstimatesFromSweep(full.Table)
+		if err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		var trials int
+		if ms, trials, ys, err = panels34FromSweep(batches); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		note = sweepSeeds(trials, full.Spec.Seeds.Values())
+	} else {
+		bar := out.Bar("trials", g.Trials)
+		ys, err = estimates(g, func(sig *policyeval.Signature, _ int, src rand.Source) ([]float64, error) {
+			est, err := setup.PanelEstimates(sig, PanelC, ReturnBound, Privacy(), src)
+			if err != nil {
+				return nil, err
+			}
+			return panels34Vector(est)
+		}, setup, len(panels34Values), bar)
+		if err != nil {
+			return err
+		}
+		bar.Done()
+	}
 	out.Markdown("**Panel 3**: RMSE against m with state aggregation (pairs), each private estimator beside its non-private counterpart " +
-		"on the same batches. " + seeds(g))
+		"on the same batches. " + note)
 	if err := panel(out, "Fig. 1 (3): RMSE vs m, state aggregation", "m (trajectories)", "RMSE", ms, names, ys[:len(names)], constant("θ = 0", ms, zeroRMSE(setup))); err != nil {
 		return err
 	}
@@ -326,7 +319,7 @@ func Panels34(out report.Sink, g Grid) error {
 		"batch (DP-LSW over LSW, DP-LSL over LSL with c = 100), J_X(θ) = Σ_s ρ_s (n_s/m)(F_s − φ_sᵀθ)² (the paper's loss up to a term free of θ), " +
 		"as the paper plots it. The non-private estimators are 0 by this definition (below the log axis); as references, on the " +
 		"same batches, J_X(0) − J_X(θ̂_LSW) is what publishing θ = 0 would cost and J_X(θ̂_LSL) − J_X(θ̂_LSW) what the non-private LSL's " +
-		"regulariser costs. " + seeds(g))
+		"regulariser costs. " + note)
 	if err := panel(out, "Fig. 1 (4): excess empirical risk vs m", "m (trajectories)", "excess empirical risk", ms, riskNames, ys[len(names):]); err != nil {
 		return err
 	}

@@ -2,12 +2,12 @@ package sweeps
 
 import (
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/dprl/policyeval"
 	"github.com/dprl-project/dprl/dprl/repro/balle2016"
 	"github.com/dprl-project/dprl/dprl/sweep"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 type balleTask struct {
@@ -28,16 +28,16 @@ func balleParams(p sweep.Params) (*balleTask, error) {
 	if !p.Has("m") {
 		return nil, sweepMissing("m", "a batch size (trajectories), usually a grid axis")
 	}
-	if t.priv.Epsilon, err = p.Float("epsilon", 0.1, param.Positive); err != nil {
+	if t.priv.Epsilon, err = p.Float("epsilon", balle2016.Privacy().Epsilon, mechanisms.SmoothEpsilonRange); err != nil {
 		return nil, err
 	}
-	if t.priv.Delta, err = p.Float("delta", 0.1, param.OpenUnit); err != nil {
+	if t.priv.Delta, err = p.Float("delta", balle2016.Privacy().Delta, param.OpenUnit); err != nil {
 		return nil, err
 	}
-	if t.c, err = p.Float("c", 100, param.Positive); err != nil {
+	if t.c, err = p.Float("c", balle2016.PanelC, param.Positive); err != nil {
 		return nil, err
 	}
-	if t.fMax, err = p.Float("f", 100, param.Positive); err != nil {
+	if t.fMax, err = p.Float("f", balle2016.ReturnBound, param.Positive); err != nil {
 		return nil, err
 	}
 	return &t, nil
@@ -45,15 +45,18 @@ func balleParams(p sweep.Params) (*balleTask, error) {
 
 var balleSetup cache[*balle2016.Setup]
 
-// BalleRMSE is one trial of Balle et al.'s Fig. 1 panels 3 and 4 (notebook 02's last experiment) at batch
-// size m: a fresh batch of m trajectories of the 40-state chain, then the non-private LSW (tabular) and, for
-// state pairs and tabular features, DP-LSW and DP-LSL (λ schedule constant c) with their RMSE against the
-// true values and their excess empirical risk over the non-private solution. The trial draws from
-// rand.NewPCG(seed, m). Params: m (required), epsilon (0.1), delta (0.1), c (100), f (the return bound F,
-// 100). Rows: one per estimator.
+// BalleRMSE is one trial of Balle et al.'s Fig. 1 panels 3 and 4 (notebook 02's Panels34) at batch size m:
+// a fresh batch of m trajectories of the 40-state chain and balle2016.Setup.PanelEstimates on it: for the
+// paired, then the tabular features, LSW, LSL and DP-LSL (λ schedule constant c), DP-LSW and θ = 0, each
+// with its RMSE against the true values and its excess empirical risk over its non-private counterpart
+// (LSL's for DP-LSL, LSW's for the others). The batch draws from rand.NewPCG(u₁, u₂) and the noise from
+// rand.NewPCG(u₃, u₄), u₁…u₄ the first values of rand.NewPCG(seed, m): one trial of the notebook's
+// estimates, on its own stream. Params: m (required), epsilon (0.1), delta (0.1), c (100), f (the return
+// bound F, 100): the notebook's configuration. Rows: one per estimator and features
+// (balle2016.EstimatesFromSweep reads them back).
 var BalleRMSE = sweep.Func{
 	Cols: []string{"estimator", "features", "rmse", "excess_risk"},
-	Doc:  "Balle et al. 2016 (Fig. 1, panels 3–4): RMSE and excess empirical risk of LSW, DP-LSW and DP-LSL at batch size m",
+	Doc:  "Balle et al. 2016 (Fig. 1, panels 3–4): RMSE and excess empirical risk of LSW, LSL, DP-LSW, DP-LSL and θ = 0 at batch size m",
 	Check: func(p sweep.Params) error {
 		_, err := balleParams(p)
 		return err
@@ -72,41 +75,13 @@ var BalleRMSE = sweep.Func{
 		if err != nil {
 			return nil, err
 		}
-		f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-		pt := setup.Problem(1, t.fMax)
-		w, err := policyeval.LSW(pt, sig)
+		est, err := setup.PanelEstimates(sig, t.c, t.fMax, t.priv, rand.NewPCG(rng.Uint64(), rng.Uint64()))
 		if err != nil {
 			return nil, err
 		}
-		rows := [][]string{{"LSW", "tabular", f(policyeval.RMSE(pt.Phi, w, setup.V, pt.Rho)), "0"}}
-		for _, agg := range []int{2, 1} {
-			features := map[int]string{1: "tabular", 2: "pairs"}[agg]
-			pr := setup.Problem(agg, t.fMax)
-			base, err := policyeval.LSW(pr, sig)
-			if err != nil {
-				return nil, err
-			}
-			dw, err := policyeval.DPLSW(pr, sig, t.priv, false, rand.NewPCG(rng.Uint64(), 1))
-			if err != nil {
-				return nil, err
-			}
-			lambda, err := policyeval.LambdaSchedule(pr, t.c, t.m)
-			if err != nil {
-				return nil, err
-			}
-			baseL, err := policyeval.LSL(pr, sig, lambda)
-			if err != nil {
-				return nil, err
-			}
-			dl, err := policyeval.DPLSL(pr, sig, lambda, t.priv, policyeval.LSLPaper, rand.NewPCG(rng.Uint64(), 2))
-			if err != nil {
-				return nil, err
-			}
-			rows = append(rows,
-				[]string{"DP-LSW", features, f(policyeval.RMSE(pr.Phi, dw.Theta, setup.V, pr.Rho)),
-					f(policyeval.EmpiricalRisk(pr.Phi, dw.Theta, sig, pr.Rho) - policyeval.EmpiricalRisk(pr.Phi, base, sig, pr.Rho))},
-				[]string{"DP-LSL", features, f(policyeval.RMSE(pr.Phi, dl.Theta, setup.V, pr.Rho)),
-					f(policyeval.EmpiricalRisk(pr.Phi, dl.Theta, sig, pr.Rho) - policyeval.EmpiricalRisk(pr.Phi, baseL, sig, pr.Rho))})
+		rows := make([][]string, len(est))
+		for i, e := range est {
+			rows[i] = []string{e.Estimator, e.Features, sweep.FormatValue(e.RMSE), sweep.FormatValue(e.ExcessRisk)}
 		}
 		return rows, nil
 	},

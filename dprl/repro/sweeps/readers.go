@@ -7,29 +7,12 @@ import (
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/expertdp"
 	"github.com/dprl-project/dprl/dprl/repro/sharma"
-	"github.com/dprl-project/dprl/dprl/repro/xie2019"
 	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
 // The readers turn a merged table (sweep.LoadMerged, narrowed with sweep.Where where the grid has several
 // cells) back into the reproduction packages' types, so a notebook can use a full-size result where it
 // would have used its own run. Seeds become trial or run indices in increasing order.
-
-// XieRows reads an xie2019/mspbe table (one domain: narrow it with sweep.Where(t, {"domain": …}) if the
-// grid has several) as xie2019 rows, Trial = the seed's rank, for xie2019.Curve and the notebook's claims.
-func XieRows(t *experiment.Table) ([]xie2019.Row, error) {
-	c, err := sweep.NewReader(t, "seed", "method", "n", "epsilon", "step", "sigma", "clipped_share", "mspbe")
-	if err != nil {
-		return nil, err
-	}
-	trial := c.SeedRanks("seed")
-	out := make([]xie2019.Row, len(t.Rows))
-	for r := range t.Rows {
-		out[r] = xie2019.Row{Method: c.String(r, "method"), N: c.Int(r, "n"), Epsilon: c.Float(r, "epsilon"), Trial: trial[c.String(r, "seed")],
-			Step: c.Float(r, "step"), Sigma: c.Float(r, "sigma"), ClippedShare: c.Float(r, "clipped_share"), MSPBE: c.Float(r, "mspbe")}
-	}
-	return out, c.Err()
-}
 
 // SharmaOutcomes reads a sharma/jobs table as outcomes (Job.Seed = the seed's rank), for sharma.Fraction,
 // Fig3Plot, Fig4Plot and Summary.

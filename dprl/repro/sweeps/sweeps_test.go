@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/fnq"
 	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/repro/balle2016"
 	"github.com/dprl-project/dprl/dprl/repro/seoyang2020"
 	"github.com/dprl-project/dprl/dprl/repro/sharma"
 	"github.com/dprl-project/dprl/dprl/repro/wanghegde2019"
@@ -154,12 +156,57 @@ func TestXieMSPBE(t *testing.T) {
 	if len(rows) != len(want) || rows[0][0] != want[0].Method || rows[len(rows)-1][6] != strconv.FormatFloat(want[len(want)-1].MSPBE, 'g', -1, 64) {
 		t.Errorf("rows %v, want %+v", rows, want)
 	}
+	for _, r := range rows {
+		if r[7] != strconv.FormatFloat(d.Clip, 'g', -1, 64) || r[8] != strconv.FormatFloat(d.MeanReward, 'g', -1, 64) || r[9] != "0" {
+			t.Fatalf("domain columns %v: C = %v, r̄ = %v, exact moments", r[7:], d.Clip, d.MeanReward)
+		}
+	}
 }
 
+// TestXieDefaultsAreTheNotebooks: left to its defaults, an xie2019/mspbe task tunes and runs as notebook
+// 03's default protocol does outside quick mode (one trial, the task's seed).
+func TestXieDefaultsAreTheNotebooks(t *testing.T) {
+	t.Setenv("DPRL_QUICK", "")
+	x, err := xieParams(sweep.Params{"domain": "chain", "n": []any{int64(500), int64(1000)}, "epsilons": []any{0.1, 1.0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := xie2019.DefaultProtocol().Config([]int{500, 1000}, []float64{0.1, 1})
+	got := x.cfg
+	if !slices.Equal(got.Steps, want.Steps) || got.TuneRuns != want.TuneRuns || got.Seed != want.Seed || got.Delta != want.Delta ||
+		got.LSWDelta != want.LSWDelta || got.LSLC != want.LSLC || got.Iterations(500) != want.Iterations(500) || got.Accounting != want.Accounting ||
+		!slices.Equal(got.N, want.N) || !slices.Equal(got.Epsilons, want.Epsilons) || got.Trials != 1 {
+		t.Errorf("task config %+v\nnotebook's %+v", got, want)
+	}
+}
+
+// TestBalleRMSE: a task is balle2016's PanelEstimates on the batch of the task's stream: five estimators
+// on the paired features, then five on the tabular ones.
 func TestBalleRMSE(t *testing.T) {
 	rows := runTask(t, "balle2016/rmse", sweep.Params{"m": int64(200)}, 3)
-	if len(rows) != 5 || rows[0][0] != "LSW" || rows[1][0] != "DP-LSW" || rows[1][1] != "pairs" || rows[4][1] != "tabular" {
-		t.Errorf("rows %v", rows)
+	setup, err := balle2016.NewSetup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 200))
+	sig, err := setup.Batch(200, rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := setup.PanelEstimates(sig, 100, 100, balle2016.Privacy(), rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 10 || len(want) != 10 || rows[0][0] != "LSW" || rows[0][1] != "pairs" || rows[3][0] != "DP-LSL" || rows[4][0] != "θ = 0" || rows[9][1] != "tabular" {
+		t.Fatalf("rows %v", rows)
+	}
+	for i, w := range want {
+		if rows[i][2] != strconv.FormatFloat(w.RMSE, 'g', -1, 64) || rows[i][3] != strconv.FormatFloat(w.ExcessRisk, 'g', -1, 64) {
+			t.Errorf("row %d = %v, PanelEstimates %+v", i, rows[i], w)
+		}
+	}
+	if rows[0][3] != "0" || rows[2][3] == "0" {
+		t.Errorf("excess risks: LSW %s, DP-LSW %s", rows[0][3], rows[2][3])
 	}
 }
 
@@ -183,7 +230,7 @@ func TestAdaptersRejectBadParams(t *testing.T) {
 	}{
 		{"xie2019/mspbe", sweep.Params{"domain": "grid", "n": int64(5), "epsilons": 1.0}, `params.domain = "grid" is not allowed: want {chain, mountaincar, mountaincar-off, hiv}`},
 		{"xie2019/mspbe", sweep.Params{"domain": "chain", "epsilons": 1.0}, "params.n is missing"},
-		{"xie2019/mspbe", sweep.Params{"domain": "hiv", "n": int64(2000), "epsilons": 1.0}, "params.n = 2000 is outside the allowed range [1, 1200]"},
+		{"xie2019/mspbe", sweep.Params{"domain": "hiv", "n": int64(2000), "epsilons": 1.0}, "params.n = 2000 is outside the allowed range [1, 600]"},
 		{"seoyang2020/returns", sweep.Params{"domain": "taxi", "variant": "dp"}, `params.variant = "dp" is not allowed: want {non-dp, dp-actor, dp-critic, dp-both, random, corrected, non-dp-other-seed}`},
 		{"seoyang2020/returns", sweep.Params{"domain": "taxi", "variant": "random", "cosines": "yes"}, `params.cosines`},
 		{"wanghegde2019/returns", sweep.Params{"sigma": -1.0}, "params.sigma = -1 is outside the allowed range [0, ∞)"},
@@ -246,9 +293,12 @@ func TestReaders(t *testing.T) {
 		t.Error(err)
 	}
 	xt := plan(`{"name": "x", "experiment": "xie2019/mspbe", "params": {"domain": "chain", "n": [60], "epsilons": [1], "steps": [0.01, 0.1], "tune_runs": 1}, "seeds": [9, 4], "shard_size": 1}`)
-	xr, err := XieRows(xt)
+	xr, err := xie2019.RowsFromSweep(xt)
 	if err != nil || len(xr) != len(xt.Rows) || xr[0].Trial != 1 || xr[len(xr)-1].Trial != 0 {
-		t.Fatalf("XieRows: %v", err)
+		t.Fatalf("RowsFromSweep: %v", err)
+	}
+	if dom, err := xie2019.DomainFromSweep(xt); err != nil || dom.Clip != 1 || dom.MomentTransitions != 0 || !(dom.MeanReward > 0) {
+		t.Errorf("DomainFromSweep: %+v %v", dom, err)
 	}
 	if c := xie2019.Curve(xr, xie2019.MethodGPOPE, 1, []float64{60}, func(r xie2019.Row) float64 { return float64(r.N) }); len(c) != 2 {
 		t.Errorf("Curve over the read rows: %v", c)

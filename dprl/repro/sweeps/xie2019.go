@@ -3,14 +3,15 @@ package sweeps
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/dprl/repro/xie2019"
 	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
-// XieStepGrid is the public step-size grid of notebook 03: half decades from 1e−6 to 3.
-var XieStepGrid = []float64{1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1, 3}
+// XieStepGrid is the public step-size grid of notebook 03 (xie2019.StepGrid): half decades from 1e−6 to 3.
+var XieStepGrid = xie2019.StepGrid()
 
 // xieConfig is one task's reading of the parameters.
 type xieConfig struct {
@@ -26,6 +27,7 @@ func xieParams(p sweep.Params) (*xieConfig, error) {
 	}
 	var x xieConfig
 	var err error
+	def := xie2019.FullSizeConfig(nil, nil) // the notebook's protocol at full size
 	if x.domain, err = p.OneOf("domain", "", "chain", "mountaincar", "mountaincar-off", "hiv"); err != nil {
 		return nil, err
 	}
@@ -42,25 +44,25 @@ func xieParams(p sweep.Params) (*xieConfig, error) {
 	if c.Epsilons == nil {
 		return nil, sweepMissing("epsilons", "a list of privacy levels, e.g. [0.1, 1]")
 	}
-	if c.Delta, err = p.Float("delta", 1e-5, param.OpenUnit); err != nil {
+	if c.Delta, err = p.Float("delta", def.Delta, param.OpenUnit); err != nil {
 		return nil, err
 	}
-	if c.TuneRuns, err = p.Int("tune_runs", 3, 1, 1000); err != nil {
+	if c.TuneRuns, err = p.Int("tune_runs", def.TuneRuns, 1, 1000); err != nil {
 		return nil, err
 	}
-	if c.Seed, err = p.Uint64("tune_seed", 2019); err != nil {
+	if c.Seed, err = p.Uint64("tune_seed", def.Seed); err != nil {
 		return nil, err
 	}
-	if c.Steps, err = p.Floats("steps", XieStepGrid, param.Positive); err != nil {
+	if c.Steps, err = p.Floats("steps", def.Steps, param.Positive); err != nil {
 		return nil, err
 	}
-	if c.IterationsPerTrajectory, err = p.Float("iterations_per_trajectory", 1, param.Positive); err != nil {
+	if c.IterationsPerTrajectory, err = p.Float("iterations_per_trajectory", def.IterationsPerTrajectory, param.Positive); err != nil {
 		return nil, err
 	}
-	if c.LSWDelta, err = p.Float("lsw_delta", 0.1, param.OpenUnit); err != nil {
+	if c.LSWDelta, err = p.Float("lsw_delta", def.LSWDelta, param.OpenUnit); err != nil {
 		return nil, err
 	}
-	if c.LSLC, err = p.Float("lsl_c", 100, param.Positive); err != nil {
+	if c.LSLC, err = p.Float("lsl_c", def.LSLC, param.Positive); err != nil {
 		return nil, err
 	}
 	if x.momentTrajs, err = p.Int("moment_trajs", 1000, 2, 1_000_000); err != nil {
@@ -72,8 +74,9 @@ func xieParams(p sweep.Params) (*xieConfig, error) {
 	if x.public, err = p.Int("public", 600, 2, 1_000_000); err != nil {
 		return nil, err
 	}
-	if x.domain == "hiv" && slices.Max(c.N) > x.pool {
-		return nil, check.Errorf("params.n", float64(slices.Max(c.N)), "[1, %d] (HIV draws without replacement from the pool of params.pool trajectories)", x.pool)
+	if x.domain == "hiv" && slices.Max(c.N) > min(x.pool, x.public) {
+		return nil, check.Errorf("params.n", float64(slices.Max(c.N)), "[1, %d] (HIV draws without replacement from the pool of params.pool trajectories, "+
+			"and tunes on as many of the params.public public ones)", min(x.pool, x.public))
 	}
 	c.Trials = 1
 	return &x, nil
@@ -112,10 +115,13 @@ func (x *xieConfig) build() (*xie2019.Domain, error) {
 // as Config.Seed, after the public step-size tuning (xie2019.Tune with tune_seed, the same for every task and
 // cached). Params: domain (chain, mountaincar, mountaincar-off, hiv), n and epsilons (lists), delta (1e−5),
 // tune_runs (3), tune_seed (2019), steps (XieStepGrid), moment_trajs (Mountain Car, 1000), pool and public
-// (HIV, 1200 and 600), lsw_delta (0.1), lsl_c (100), iterations_per_trajectory (1). Rows: xie2019.Table's
-// columns without trial (the seed column identifies the trial).
+// (HIV, 1200 and 600), lsw_delta (0.1), lsl_c (100), iterations_per_trajectory (1); the defaults are
+// xie2019.FullSizeConfig's, notebook 03's protocol at full size, so the tuning is the notebook's. Rows:
+// xie2019.Table's columns without trial (the seed column identifies the trial), then the domain's clip bound
+// C, mean reward r̄ and moments' transitions (the same on every row; xie2019.DomainFromSweep), which the
+// figures show beside the estimates.
 var XieMSPBE = sweep.Func{
-	Cols: []string{"method", "n", "epsilon", "step", "sigma", "clipped_share", "mspbe"},
+	Cols: []string{"method", "n", "epsilon", "step", "sigma", "clipped_share", "mspbe", "clip", "mean_reward", "moment_transitions"},
 	Doc:  "Xie et al. 2019 MSPBE vs n: one trial per seed (GPOPE at the publicly tuned step, 10× and 0.1×, LSTD/WIS-LSTD, DP-LSW, DP-LSL, θ = 0)",
 	Check: func(p sweep.Params) error {
 		_, err := xieParams(p)
@@ -144,8 +150,9 @@ var XieMSPBE = sweep.Func{
 		t := xie2019.Table(rows)
 		trial := slices.Index(t.Columns, "trial")
 		out := make([][]string, len(t.Rows))
+		domain := []string{sweep.FormatValue(d.Clip), sweep.FormatValue(d.MeanReward), strconv.Itoa(d.MomentTransitions)}
 		for i, r := range t.Rows {
-			out[i] = slices.Delete(slices.Clone(r), trial, trial+1)
+			out[i] = append(slices.Delete(slices.Clone(r), trial, trial+1), domain...)
 		}
 		return out, nil
 	},

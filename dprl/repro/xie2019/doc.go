@@ -81,6 +81,17 @@
 // elsewhere), with θ = 0 as a reference the paper does not draw. The paper ran 100 trials (PaperProtocol);
 // the default is 10.
 //
+// # Full size
+//
+// Fig1a, MountainCarFigures and Fig4 first look for the merged result of their checked-in sweep (SweepFig1a,
+// SweepFig2_3, SweepFig4: sweeps/specs/<name>.json, experiment xie2019/mspbe at the paper's 100 trials; see
+// repro.FullSize). When it is there, the figure, the tuning table and the claims come from its rows
+// (RowsFromSweep, DomainFromSweep) and nothing runs; the sweep must have searched the step size as the
+// protocol does (FullSizeConfig: the same grid, number of public samples and seed) and is refused
+// otherwise. A sweep task runs one trial with its seed s as Config.Seed, so the figure's trial k is the
+// task of the k-th smallest seed, drawing from rand.NewPCG(s, 0). Without the merged result the figure runs
+// the protocol's trials, as before.
+//
 // # The domains
 //
 //   - Chain: Balle et al.'s 40-state chain (balle2016.Setup), tabular features, exact moments; DP-LSW and

@@ -71,11 +71,21 @@ type Protocol struct {
 	Steps    []float64 // the public step-size search grid
 }
 
+// Seed is the seed of every figure's trials and of the public step-size tuning (Protocol.Config).
+const Seed = 2019
+
+// paperTuneRuns is the number of public samples the step size is tuned on outside quick mode.
+const paperTuneRuns = 3
+
+// StepGrid is the public step-size search grid: half decades 1e−6, 3e−6, …, 1, 3.
+func StepGrid() []float64 {
+	return []float64{1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1, 3}
+}
+
 // DefaultProtocol runs 10 trials (2 in quick mode) and tunes the step on 3 public samples (1 in quick mode)
-// over half decades 1e−6, 3e−6, …, 1, 3.
+// over StepGrid.
 func DefaultProtocol() Protocol {
-	return Protocol{Trials: experiment.Size(10, 2), TuneRuns: experiment.Size(3, 1),
-		Steps: []float64{1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1, 3}}
+	return Protocol{Trials: experiment.Size(10, 2), TuneRuns: experiment.Size(paperTuneRuns, 1), Steps: StepGrid()}
 }
 
 // PaperProtocol is DefaultProtocol with the paper's 100 trials.
@@ -87,7 +97,7 @@ func PaperProtocol() Protocol {
 
 // Config is the experiment configuration for dataset sizes ns and privacy levels eps under the protocol.
 func (p Protocol) Config(ns []int, eps []float64) Config {
-	return Config{N: ns, Epsilons: eps, Delta: 1e-5, Trials: p.Trials, Seed: 2019, Steps: p.Steps,
+	return Config{N: ns, Epsilons: eps, Delta: 1e-5, Trials: p.Trials, Seed: Seed, Steps: p.Steps,
 		TuneRuns: p.TuneRuns, LSWDelta: 0.1, LSLC: 100}
 }
 
@@ -105,6 +115,13 @@ func run(out report.Sink, d *Domain, cfg Config) ([]Row, error) {
 		return nil, err
 	}
 	bar.Done()
+	showTuning(out, d.Name, d.Clip, tu, rows)
+	return rows, nil
+}
+
+// showTuning shows the clip bound and, per (n, ε), σ, the tuned step, the share of clipped GPOPE gradients
+// over the trials and the step tuned for GTD2.
+func showTuning(out report.Sink, name string, clip float64, tu []Tuning, rows []Row) {
 	var t [][]string
 	for _, x := range tu {
 		t = append(t, []string{fmt.Sprint(x.N), fmt.Sprint(x.Epsilon), fmt.Sprintf("%.3g", x.Sigma), fmt.Sprint(x.Best),
@@ -112,9 +129,8 @@ func run(out report.Sink, d *Domain, cfg Config) ([]Row, error) {
 	}
 	out.Markdown(fmt.Sprintf("**%s**: C = %.3g, T = n, δ = 1e−5, one trajectory per step (the paper's accounting; the privacy of "+
 		"every run is in the ledger at the end); σ, the tuned step, the share of clipped GPOPE gradients and the step tuned for the "+
-		"non-private GTD2:", d.Name, d.Clip))
+		"non-private GTD2:", name, clip))
 	out.Table([]string{"n", "ε", "σ", "tuned step", "clipped", "GTD2 step"}, t)
-	return rows, nil
 }
 
 // clippedShare is the mean share of clipped gradients of the tuned-step GPOPE runs at (n, ε).
@@ -215,31 +231,47 @@ func hivN(quick bool) []int {
 // t-interval: GPOPE beats DP-LSW and DP-LSL by 10× (log₁₀ of the MSPBE ratio above 1, at the n where it is
 // smallest), the mis-tuned steps beat both in most (n, step) cases (the share per trial above ½), and GPOPE
 // beats θ = 0 at n = 5000 (the MSPBE ratio below 1).
+//
+// When the merged sweep SweepFig1a is there (repro.FullSize), the figure, the tuning table and the claims
+// come from its rows (its n and trials; it must have run the protocol's step-size search) and nothing is
+// run; otherwise the protocol's trials run.
 func Fig1a(out report.Sink, p Protocol) error {
-	d, err := Chain()
+	full, ok, err := repro.FullSize(out, SweepFig1a)
 	if err != nil {
 		return err
 	}
-	cfg := p.Config(fig1aN, fig1aEps)
-	rows, err := run(out, d, cfg)
-	if err != nil {
-		return err
+	var rows []Row
+	ns, epss, k, note := fig1aN, fig1aEps, p.Trials, seedsNote(p.Trials, Seed)
+	if ok {
+		s, err := fromSweep(full, p, "chain", 0.1)
+		if err != nil {
+			return err
+		}
+		s.showTuning(out, "chain")
+		rows, ns, epss, k, note = s.rows, s.ns, s.eps, s.trials, s.seeds
+	} else {
+		d, err := Chain()
+		if err != nil {
+			return err
+		}
+		if rows, err = run(out, d, p.Config(fig1aN, fig1aEps)); err != nil {
+			return err
+		}
 	}
 	// Eight curves (the palette's size): DP-LSL with the safe bound is in the rows, not drawn; it lies at θ = 0.
 	methods := []string{MethodGPOPE, MethodGPOPE10x, MethodGPOPETenth, MethodDPLSW,
 		MethodDPLSLPaper, MethodLSTD, MethodGTD2, MethodZero}
-	for _, e := range fig1aEps {
-		if err := curves(out, fmt.Sprintf("Fig. 1(a): chain, ε = %g", e), "n (trajectories)", "MSPBE", rows, methods, []float64{e}, floatsOf(fig1aN), byN, 1); err != nil {
+	for _, e := range epss {
+		if err := curves(out, fmt.Sprintf("Fig. 1(a): chain, ε = %g", e), "n (trajectories)", "MSPBE", rows, methods, []float64{e}, floatsOf(ns), byN, 1); err != nil {
 			return err
 		}
 	}
-	out.Markdown(seedsNote(cfg.Trials, cfg.Seed))
+	out.Markdown(note)
 
 	const eps = 0.1
-	k := cfg.Trials
 	weakest := func(method string) (int, []float64) {
 		bestN, best, worst := 0, []float64(nil), math.Inf(1)
-		for _, n := range fig1aN {
+		for _, n := range ns {
 			x := logRatio(byTrial(rows, method, n, eps, k), byTrial(rows, MethodGPOPE, n, eps, k))
 			if m, _, _ := ci(x); best == nil || m < worst {
 				bestN, best, worst = n, x, m
@@ -252,7 +284,7 @@ func Fig1a(out report.Sink, p Protocol) error {
 	share := make([]float64, k) // per trial: the share of (n, mis-tuned step) cases that beat both V1 and V2
 	for t := range k {
 		won, cases := 0, 0
-		for _, n := range fig1aN {
+		for _, n := range ns {
 			base := math.Min(byTrial(rows, MethodDPLSW, n, eps, k)[t], byTrial(rows, MethodDPLSLPaper, n, eps, k)[t])
 			for _, m := range []string{MethodGPOPE10x, MethodGPOPETenth} {
 				cases++
@@ -263,7 +295,7 @@ func Fig1a(out report.Sink, p Protocol) error {
 		}
 		share[t] = float64(won) / float64(cases)
 	}
-	nMax := fig1aN[len(fig1aN)-1]
+	nMax := ns[len(ns)-1]
 	zero := ratio(byTrial(rows, MethodGPOPE, nMax, eps, k), byTrial(rows, MethodZero, nMax, 0, k))
 	file := repro.ClaimsFile(Notebook)
 	return repro.RecordClaims(file,
@@ -274,10 +306,10 @@ func Fig1a(out report.Sink, p Protocol) error {
 			Why: "Test: log₁₀(MSPBE of DP-LSL with the paper's bound / MSPBE of GPOPE) per trial, ε = 0.1, at the n where its mean is smallest; reproduced if above 1. With the authors' λ schedule DP-LSL shrinks towards 0 and sits near θ = 0, as GPOPE does."},
 			v2, 1, true, fmt.Sprintf("n = %d: log₁₀ ratio ", nV2), "%.3g"),
 		tested(repro.Claim{Key: "c1-mis", Claim: "Chain: with 10× or 0.1× the tuned step GPOPE usually still beats V1 and V2", Paper: "Fig. 1(a)",
-			Why: "Test: per trial, the share of the 8 (n, mis-tuned step) cases at ε = 0.1 whose MSPBE is below both DP-LSW's and DP-LSL's; reproduced if its mean's interval lies above ½."},
+			Why: fmt.Sprintf("Test: per trial, the share of the %d (n, mis-tuned step) cases at ε = 0.1 whose MSPBE is below both DP-LSW's and DP-LSL's; reproduced if its mean's interval lies above ½.", 2*len(ns))},
 			share, 0.5, true, "share of cases ", "%.3g"),
 		tested(repro.Claim{Key: "c1-zero", Claim: "Chain: the private estimate is informative (beats θ = 0)", Paper: "not shown",
-			Why: "Test: GPOPE's MSPBE / θ = 0's per trial at n = 5000, ε = 0.1; reproduced if below 1. GPOPE stays at θ = 0: see the section on why."},
+			Why: fmt.Sprintf("Test: GPOPE's MSPBE / θ = 0's per trial at n = %d, ε = 0.1; reproduced if below 1. GPOPE stays at θ = 0: see the section on why.", nMax)},
 			zero, 1, false, "MSPBE / θ = 0: ", "%.4f"))
 }
 
@@ -376,25 +408,49 @@ func Fig1b(out report.Sink, p Protocol) error {
 // (log₁₀ ratio above 2 in the weakest cell), GPOPE at ε = 1 is within 10× of LSTD at the largest n (log₁₀
 // ratio below 1), and the on- and off-policy ratios to θ = 0 agree within a factor 3 (|difference of
 // log₁₀| below log₁₀ 3, at the ε where it is largest).
+//
+// When the merged sweep SweepFig2_3 is there (repro.FullSize), both domains' figures, tuning tables and
+// claims come from its rows and nothing is run; otherwise the protocol's trials run.
 func MountainCarFigures(out report.Sink, p Protocol) error {
-	ns := mcN(experiment.Quick())
-	momentTrajs := experiment.Size(1000, 300)
-	on, err := MountainCar(false, momentTrajs)
+	full, ok, err := repro.FullSize(out, SweepFig2_3)
 	if err != nil {
 		return err
 	}
-	off, err := MountainCar(true, momentTrajs)
-	if err != nil {
-		return err
-	}
-	cfg := p.Config(ns, mcEps)
-	rowsOn, err := run(out, on, cfg)
-	if err != nil {
-		return err
-	}
-	rowsOff, err := run(out, off, cfg)
-	if err != nil {
-		return err
+	var rowsOn, rowsOff []Row
+	ns, epss, k, note := mcN(experiment.Quick()), mcEps, p.Trials, seedsNote(p.Trials, Seed)
+	if ok {
+		on, err := fromSweep(full, p, "mountaincar", 1)
+		if err != nil {
+			return err
+		}
+		off, err := fromSweep(full, p, "mountaincar-off", 1)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(on.ns, off.ns) || !slices.Equal(on.eps, off.eps) || on.trials != off.trials {
+			return fmt.Errorf("xie2019: merged sweep %s: on-policy n = %v, ε = %v over %d trials; off-policy n = %v, ε = %v over %d",
+				full.Spec.Name, on.ns, on.eps, on.trials, off.ns, off.eps, off.trials)
+		}
+		on.showTuning(out, "mountaincar")
+		off.showTuning(out, "mountaincar-off")
+		rowsOn, rowsOff, ns, epss, k, note = on.rows, off.rows, on.ns, on.eps, on.trials, on.seeds
+	} else {
+		momentTrajs := experiment.Size(1000, 300)
+		on, err := MountainCar(false, momentTrajs)
+		if err != nil {
+			return err
+		}
+		off, err := MountainCar(true, momentTrajs)
+		if err != nil {
+			return err
+		}
+		cfg := p.Config(ns, mcEps)
+		if rowsOn, err = run(out, on, cfg); err != nil {
+			return err
+		}
+		if rowsOff, err = run(out, off, cfg); err != nil {
+			return err
+		}
 	}
 	xs := floatsOf(ns)
 	for _, f := range []struct {
@@ -405,22 +461,21 @@ func MountainCarFigures(out report.Sink, p Protocol) error {
 	}{
 		{"Fig. 2(a): Mountain Car on-policy, ε = 1", rowsOn,
 			[]string{MethodGPOPE, MethodGPOPE10x, MethodGPOPETenth, MethodDPLSW, MethodLSTD, MethodGTD2, MethodZero}, []float64{1}},
-		{"Fig. 3(a): Mountain Car on-policy, GPOPE for several ε", rowsOn, []string{MethodGPOPE, MethodLSTD, MethodGTD2, MethodZero}, mcEps},
-		{"Fig. 3(b): Mountain Car off-policy (π uniform), several ε", rowsOff, []string{MethodGPOPE, MethodWISLSTD, MethodGTD2, MethodZero}, mcEps},
+		{"Fig. 3(a): Mountain Car on-policy, GPOPE for several ε", rowsOn, []string{MethodGPOPE, MethodLSTD, MethodGTD2, MethodZero}, epss},
+		{"Fig. 3(b): Mountain Car off-policy (π uniform), several ε", rowsOff, []string{MethodGPOPE, MethodWISLSTD, MethodGTD2, MethodZero}, epss},
 	} {
 		if err := curves(out, f.title, "n (trajectories)", "MSPBE", f.rows, f.methods, f.eps, xs, byN, 1); err != nil {
 			return err
 		}
 	}
-	out.Markdown(seedsNote(cfg.Trials, cfg.Seed) + " DP-LSW is not run at ε = 2: Balle et al.'s Lemma 1 constants hold for ε ≤ 1 only, " +
+	out.Markdown(note + " DP-LSW is not run at ε = 2: Balle et al.'s Lemma 1 constants hold for ε ≤ 1 only, " +
 		"so there it would have no privacy guarantee (the library refuses it).")
 
-	k := cfg.Trials
 	nMax := ns[len(ns)-1]
 	var v1 []float64
 	v1Cell, worst := "", math.Inf(1)
 	for _, n := range ns {
-		for _, e := range mcEps {
+		for _, e := range epss {
 			if e > 1 {
 				continue
 			}
@@ -435,7 +490,7 @@ func MountainCarFigures(out report.Sink, p Protocol) error {
 	var offCell string
 	offLo, offHi, offMean := 0.0, 0.0, -1.0
 	offSeeds := 0
-	for _, e := range mcEps {
+	for _, e := range epss {
 		a := logRatio(byTrial(rowsOn, MethodGPOPE, nMax, e, k), byTrial(rowsOn, MethodZero, nMax, 0, k))
 		b := logRatio(byTrial(rowsOff, MethodGPOPE, nMax, e, k), byTrial(rowsOff, MethodZero, nMax, 0, k))
 		diff, lo, hi := experiment.DiffCI(a, b, 0.95)
@@ -490,29 +545,47 @@ func Fig2b(out report.Sink, p Protocol) error {
 // subsample a pool of 1200 trajectories (300 in quick mode) and the public data are 600 (150) independent
 // ones. The claim: GPOPE's relative MSPBE at ε = 1 halves from the smallest n to the largest (per trial,
 // log₁₀ of the ratio above log₁₀ 2, by its 95% interval).
+//
+// When the merged sweep SweepFig4 is there (repro.FullSize), the figure, the tuning table and the claim come
+// from its rows (r̄ and the moments' size included) and nothing is simulated or run; otherwise the
+// protocol's trials run.
 func Fig4(out report.Sink, p Protocol) error {
-	pool, public := experiment.Size(1200, 300), experiment.Size(600, 150)
-	ns := hivN(experiment.Quick())
-	bar := out.Bar("simulating", 1)
-	d, err := HIV(pool, public)
+	full, ok, err := repro.FullSize(out, SweepFig4)
 	if err != nil {
 		return err
 	}
-	bar.Add(1)
-	bar.Done()
-	out.Markdown(fmt.Sprintf("Mean reward of the evaluated policy r̄ = %.3g; moments from %d transitions.", d.MeanReward, d.MomentTransitions))
-	cfg := p.Config(ns, hivEps)
-	rows, err := run(out, d, cfg)
-	if err != nil {
-		return err
+	var rows []Row
+	var meanReward float64
+	ns, epss, k, note := hivN(experiment.Quick()), hivEps, p.Trials, seedsNote(p.Trials, Seed)
+	if ok {
+		s, err := fromSweep(full, p, "hiv", 1)
+		if err != nil {
+			return err
+		}
+		rows, ns, epss, k, note, meanReward = s.rows, s.ns, s.eps, s.trials, s.seeds, s.domain.MeanReward
+		out.Markdown(fmt.Sprintf("Mean reward of the evaluated policy r̄ = %.3g; moments from %d transitions.", meanReward, s.domain.MomentTransitions))
+		s.showTuning(out, "hiv")
+	} else {
+		pool, public := experiment.Size(1200, 300), experiment.Size(600, 150)
+		bar := out.Bar("simulating", 1)
+		d, err := HIV(pool, public)
+		if err != nil {
+			return err
+		}
+		bar.Add(1)
+		bar.Done()
+		out.Markdown(fmt.Sprintf("Mean reward of the evaluated policy r̄ = %.3g; moments from %d transitions.", d.MeanReward, d.MomentTransitions))
+		if rows, err = run(out, d, p.Config(ns, hivEps)); err != nil {
+			return err
+		}
+		meanReward = d.MeanReward
 	}
-	scale := 1 / (d.MeanReward * d.MeanReward)
+	scale := 1 / (meanReward * meanReward)
 	if err := curves(out, "Fig. 4: HIV off-policy", "n (trajectories)", "relative MSPBE", rows,
-		[]string{MethodGPOPE, MethodWISLSTD, MethodGTD2, MethodZero}, hivEps, floatsOf(ns), byN, scale); err != nil {
+		[]string{MethodGPOPE, MethodWISLSTD, MethodGTD2, MethodZero}, epss, floatsOf(ns), byN, scale); err != nil {
 		return err
 	}
-	out.Markdown(seedsNote(cfg.Trials, cfg.Seed))
-	k := cfg.Trials
+	out.Markdown(note)
 	first, last := ns[0], ns[len(ns)-1]
 	fall := logRatio(byTrial(rows, MethodGPOPE, first, 1, k), byTrial(rows, MethodGPOPE, last, 1, k))
 	return repro.RecordClaims(repro.ClaimsFile(Notebook), tested(repro.Claim{Key: "h", Claim: "HIV: GPOPE's relative MSPBE falls with n", Paper: "Fig. 4",

@@ -1,0 +1,148 @@
+package xie2019_test
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/report"
+	"github.com/dprl-project/dprl/dprl/repro"
+	_ "github.com/dprl-project/dprl/dprl/repro/sweeps" // registers xie2019/mspbe
+	"github.com/dprl-project/dprl/dprl/repro/xie2019"
+	"github.com/dprl-project/dprl/dprl/sweep"
+)
+
+// runTinySweep writes spec as the checked-in spec of its name under the repository root root, runs every
+// shard into sweep.Dir(name) and merges; it returns the merged table.
+func runTinySweep(t *testing.T, root, spec string) *experiment.Table {
+	t.Helper()
+	s, err := sweep.ParseSpec([]byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := filepath.Join(root, "sweeps", "specs")
+	if err := os.MkdirAll(specs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(specs, s.Name+".json"), s.Canonical(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := sweep.NewPlan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := sweep.Dir(s.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.RunLocal(sweep.RunOptions{Dir: dir, Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	r, ok, err := sweep.Load(s.Name)
+	if !ok || err != nil {
+		t.Fatalf("load %s: %v %v", s.Name, ok, err)
+	}
+	return r.Table
+}
+
+// tinyProtocol searches the tiny sweeps' step grid; its 3 trials would show in the claims if it ran.
+var tinyProtocol = xie2019.Protocol{Trials: 3, TuneRuns: 1, Steps: []float64{0.01, 0.1}}
+
+// TestFiguresFromFullSizeSweeps: with a merged sweep under each figure's spec name (tiny grids of 10 seeds),
+// (n and ε as small as the accounting allows) Fig1a, MountainCarFigures and Fig4 say so, run nothing, and draw their figures, tuning tables and claims
+// from the merged rows: every claim rests on the sweep's 10 seeds (not the protocol's 3 trials) and a
+// claim recomputed from RowsFromSweep has the recorded interval. A protocol whose step grid differs from the
+// sweep's is refused; without the merged result the figure runs its default size.
+func TestFiguresFromFullSizeSweeps(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv(sweep.RootEnv, root)
+	t.Setenv(sweep.SweepsEnv, "")
+	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
+	t.Setenv(experiment.QuickEnv, "")
+	const tiny = `"steps": [0.01, 0.1], "tune_runs": 1}, "seeds": {"first": 1, "count": 10}, "shard_size": 5`
+	for _, c := range []struct {
+		spec    string
+		section func(report.Sink, xie2019.Protocol) error
+		keys    []string
+		tables  int
+	}{
+		{`{"name": "xie2019-fig1a", "experiment": "xie2019/mspbe", "params": {"domain": "chain", "n": [300, 400], "epsilons": [0.1, 1], ` + tiny + `}`,
+			xie2019.Fig1a, []string{"c1-v1", "c1-v2", "c1-mis", "c1-zero"}, 1},
+		{`{"name": "xie2019-fig2-3", "experiment": "xie2019/mspbe", "grid": {"domain": ["mountaincar", "mountaincar-off"]}, ` +
+			`"params": {"n": [20, 40], "epsilons": [1, 2], "moment_trajs": 20, ` + tiny + `}`,
+			xie2019.MountainCarFigures, []string{"m-v1", "m-lstd", "m-off"}, 3},
+		{`{"name": "xie2019-fig4", "experiment": "xie2019/mspbe", "params": {"domain": "hiv", "n": [20, 40], "epsilons": [1, 2], "pool": 40, "public": 40, ` + tiny + `}`,
+			xie2019.Fig4, []string{"h"}, 1},
+	} {
+		table := runTinySweep(t, root, c.spec)
+		rec := &report.Recorder{}
+		if err := c.section(rec, tinyProtocol); err != nil {
+			t.Fatal(err)
+		}
+		md := strings.Join(rec.Markdowns(), "\n")
+		name := c.keys[0]
+		if !strings.Contains(md, "**Full size:**") || strings.Contains(md, "Default size") || !strings.Contains(md, "over the sweep's 10 trials") {
+			t.Errorf("%s: notes %q", name, md)
+		}
+		if rec.Units != 0 || rec.Tables() != c.tables || rec.Figures() == 0 {
+			t.Errorf("%s: %d progress units (a run), %d tables, %d figures", name, rec.Units, rec.Tables(), rec.Figures())
+		}
+		claims, err := repro.LoadClaims(repro.ClaimsFile(xie2019.Notebook))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range c.keys {
+			found := false
+			for _, cl := range claims {
+				if cl.Key == k {
+					found = true
+					if cl.Seeds != 10 || cl.Verdict == "" {
+						t.Errorf("claim %s: %d seeds, verdict %q", k, cl.Seeds, cl.Verdict)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("claim %s not recorded", k)
+			}
+		}
+		if name != "h" {
+			continue
+		}
+		// Fig. 4's claim from the merged rows: log₁₀(GPOPE's MSPBE at n = 20 / at n = 40) per trial, ε = 1.
+		rows, err := xie2019.RowsFromSweep(table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		curve := xie2019.Curve(rows, xie2019.MethodGPOPE, 1, []float64{20, 40}, func(r xie2019.Row) float64 { return float64(r.N) })
+		xs := make([]float64, len(curve))
+		for k, y := range curve {
+			xs[k] = math.Log10(y[0] / y[1])
+		}
+		_, lo, hi := experiment.MeanCI(xs, 0.95)
+		for _, cl := range claims {
+			if cl.Key == "h" && (math.Abs(cl.CILow-lo) > 1e-12 || math.Abs(cl.CIHigh-hi) > 1e-12 || !strings.Contains(cl.Why, "n = 20 / at n = 40")) {
+				t.Errorf("claim h: [%v, %v] %q; from the merged rows [%v, %v]", cl.CILow, cl.CIHigh, cl.Why, lo, hi)
+			}
+		}
+	}
+
+	// The sweeps searched the steps {0.01, 0.1}: a protocol with another grid does not get their numbers.
+	other := tinyProtocol
+	other.Steps = []float64{0.01, 0.1, 1}
+	if err := xie2019.Fig1a(&report.Recorder{}, other); err == nil || !strings.Contains(err.Error(), "params.steps") {
+		t.Errorf("another step grid: %v", err)
+	}
+
+	// No merged result: the default size runs (the protocol's single trial, with progress bars).
+	t.Setenv(sweep.SweepsEnv, t.TempDir())
+	rec := &report.Recorder{}
+	if err := xie2019.Fig1a(rec, xie2019.Protocol{Trials: 1, TuneRuns: 1, Steps: []float64{0.1}}); err != nil {
+		t.Fatal(err)
+	}
+	if md := strings.Join(rec.Markdowns(), "\n"); !strings.Contains(md, "Default size") || strings.Contains(md, "Full size") || rec.Units == 0 {
+		t.Errorf("default size: %d units, notes %q", rec.Units, md)
+	}
+}
