@@ -1,6 +1,7 @@
 package sharma
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -272,7 +273,8 @@ func RunJobs(setups map[string]*Setup, jobs []Job, cfg ExperimentConfig) ([]Outc
 }
 
 // runJobs is RunJobs with job i drawing from the stream (Seed, streams[i]) (nil streams: (Seed, i)), so a
-// subset of a job list runs each job exactly as the whole list would.
+// subset of a job list runs each job exactly as the whole list would; an error's TrialError names the job
+// by streams[i], its index in the whole list.
 func runJobs(setups map[string]*Setup, jobs []Job, streams []int, cfg ExperimentConfig) ([]Outcome, error) {
 	if cfg.Batch == 0 {
 		cfg.Batch = 128
@@ -280,7 +282,7 @@ func runJobs(setups map[string]*Setup, jobs []Job, streams []int, cfg Experiment
 	if streams != nil && len(streams) != len(jobs) {
 		return nil, check.Errorf("len(streams)", float64(len(streams)), "%d (one per job)", len(jobs))
 	}
-	return experiment.Trials(len(jobs), cfg.Workers, cfg.Seed, cfg.Progress, func(i int, src rand.Source) (Outcome, error) {
+	out, err := experiment.Trials(len(jobs), cfg.Workers, cfg.Seed, cfg.Progress, func(i int, src rand.Source) (Outcome, error) {
 		if streams != nil {
 			src = rand.NewPCG(cfg.Seed, uint64(streams[i]))
 		}
@@ -348,6 +350,11 @@ func runJobs(setups map[string]*Setup, jobs []Job, streams []int, cfg Experiment
 		out.Normalized = s.Normalize(res.Return)
 		return out, nil
 	})
+	var te *experiment.TrialError
+	if streams != nil && errors.As(err, &te) {
+		te.Trial = streams[te.Trial] // the job's index in the whole list: the stream it drew from
+	}
+	return out, err
 }
 
 // initialReturn evaluates the learner's initial network (what Selective DP-SGD returns with no step to

@@ -68,10 +68,8 @@ func OutcomesFromSweep(t *experiment.Table) ([]Outcome, error) {
 
 // sweptRuns are a figure's runs read from a merged sweep, saved by Experiments for the figure's cell.
 type sweptRuns struct {
-	Tag, Name string
-	Source    string // the sweep's Describe(): where the numbers come from
-	Seeds     int
-	Outcomes  []Outcome
+	Source   string // the sweep's Describe(): where the numbers come from
+	Outcomes []Outcome
 }
 
 func sweptFile(tag string) string { return tempFile("sweep-" + tag + ".json") }
@@ -107,7 +105,7 @@ func fullSizeRuns(out report.Sink) (map[string]bool, error) {
 		if err := checkComparable(all); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.Describe(), err)
 		}
-		if err := writeJSON(sweptFile(s.Tag), sweptRuns{Tag: s.Tag, Name: s.Name, Source: r.Describe(), Seeds: r.Spec.Seeds.Len(), Outcomes: all}); err != nil {
+		if err := writeJSON(sweptFile(s.Tag), sweptRuns{Source: r.Describe(), Outcomes: all}); err != nil {
 			return nil, err
 		}
 		swept[s.Tag] = true

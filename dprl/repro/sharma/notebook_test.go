@@ -448,6 +448,9 @@ func TestRunJobsStreams(t *testing.T) {
 	if alone, _ := RunJobs(setups, jobs[2:], cfg); alone[0].Return == whole[2].Return {
 		t.Errorf("the job alone (stream 0) returned %g as in the whole list (stream 2): the streams do not matter here", alone[0].Return)
 	}
+	if _, err := runJobs(setups, []Job{{Env: "nowhere", Method: NonPrivate}}, []int{5}, cfg); err == nil || !strings.Contains(err.Error(), "trial 5 (seed 7, stream rand.NewPCG(7, 5))") {
+		t.Errorf("a failing job named by its position in the subset: %v", err)
+	}
 	if _, err := runJobs(setups, jobs, []int{0}, cfg); err == nil {
 		t.Error("one stream for three jobs passed")
 	}
