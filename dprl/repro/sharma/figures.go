@@ -95,8 +95,8 @@ func ptOf(all []Outcome, set Setting) float64 {
 // Fig3 shows Fig. 3 from the saved outcomes (the merged sweep's when Experiments read one, said so): for
 // each environment trained and each learner, the fraction of the non-private return against ε (ours and
 // expert-level DP-SGD at the same ε under the exact accounting, 95% confidence bands, the non-private
-// learner and the uniform policy), then the summary table. It records one claim per environment, learner and ε ∈ {7.5, 10}, decided by the Welch 95%
-// interval of ours − DP-SGD in mean normalised return against 0.
+// learner and the uniform policy), then the summary table. It records one claim per environment, learner
+// and ε ∈ {7.5, 10}, decided by the Welch 95% interval of ours − DP-SGD in mean normalised return against 0.
 func Fig3(out report.Sink) error {
 	all, err := figureRuns(out, "fig3")
 	if err != nil {
@@ -164,8 +164,9 @@ func joinAnd(names []string) string {
 
 // Fig4 shows Fig. 4 from the saved outcomes (the merged sweep's when Experiments read one, said so;
 // Acrobot, ε = 10, CQL: the fraction of the non-private return against m), the gain of ours over
-// expert-level DP-SGD against m with Welch intervals, and the summary table, and records whether the gain grows from m = 1000 to 3000: the Welch 95% interval of the contrast
-// (ours − DP-SGD at 3000) − (ours − DP-SGD at 1000) against 0.
+// expert-level DP-SGD against m with Welch intervals, and the summary table, and records whether the gain
+// grows from m = 1000 to 3000: the Welch 95% interval of the contrast (ours − DP-SGD at 3000) − (ours −
+// DP-SGD at 1000) against 0.
 func Fig4(out report.Sink) error {
 	all, err := figureRuns(out, "fig4")
 	if err != nil {
