@@ -106,6 +106,16 @@
 // Privacy, Fig3, Fig4, Table2, CheckAccounting, StableClaims and ExportRuns read, and each records its
 // claims in repro.ClaimsFile(Notebook).
 //
+// # Full size
+//
+// Fig. 3 and Fig. 4 at the paper's scale (N = 20, 256×256 networks, 10⁵ steps, 10 seeds; Fig. 3 on all
+// four environments) are the sweeps sweeps/specs/sharma-fig3.json and sharma-fig4.json (experiment
+// sharma/jobs: one job per task, the same job, setup and exact accounting as the runs compared here). When
+// one has been merged, Experiments says so (repro.FullSize), reads its runs (OutcomesFromSweep) instead of
+// running that figure's jobs, and Fig3 or Fig4 draws the figure, its intervals and its claims from them,
+// with the sweep's seed count, and Privacy shows their privacy from their own rows; every other job runs at
+// the default size exactly as without the sweep. Without a merged sweep the cell says "Default size".
+//
 // # References
 //
 // N. Sharma, V. Vinod, A. Thakurta, A. Agarwal, B. Balle, C. Dann, A. Raghuveer. Preserving expert-level

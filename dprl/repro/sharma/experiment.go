@@ -1,6 +1,7 @@
 package sharma
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -268,10 +269,23 @@ func trainConfig(j Job, m, batch, steps int) (expertdp.TrainConfig, Split, error
 // Ours with p = 0 whose release is empty has nothing to train on: Selective DP-SGD then returns its
 // initial network, which is evaluated like a trained one (Note says so).
 func RunJobs(setups map[string]*Setup, jobs []Job, cfg ExperimentConfig) ([]Outcome, error) {
+	return runJobs(setups, jobs, nil, cfg)
+}
+
+// runJobs is RunJobs with job i drawing from the stream (Seed, streams[i]) (nil streams: (Seed, i)), so a
+// subset of a job list runs each job exactly as the whole list would; an error's TrialError names the job
+// by streams[i], its index in the whole list.
+func runJobs(setups map[string]*Setup, jobs []Job, streams []int, cfg ExperimentConfig) ([]Outcome, error) {
 	if cfg.Batch == 0 {
 		cfg.Batch = 128
 	}
-	return experiment.Trials(len(jobs), cfg.Workers, cfg.Seed, cfg.Progress, func(i int, src rand.Source) (Outcome, error) {
+	if streams != nil && len(streams) != len(jobs) {
+		return nil, check.Errorf("len(streams)", float64(len(streams)), "%d (one per job)", len(jobs))
+	}
+	out, err := experiment.Trials(len(jobs), cfg.Workers, cfg.Seed, cfg.Progress, func(i int, src rand.Source) (Outcome, error) {
+		if streams != nil {
+			src = rand.NewPCG(cfg.Seed, uint64(streams[i]))
+		}
 		j := jobs[i]
 		s, ok := setups[j.Env]
 		if !ok {
@@ -336,6 +350,11 @@ func RunJobs(setups map[string]*Setup, jobs []Job, cfg ExperimentConfig) ([]Outc
 		out.Normalized = s.Normalize(res.Return)
 		return out, nil
 	})
+	var te *experiment.TrialError
+	if streams != nil && errors.As(err, &te) {
+		te.Trial = streams[te.Trial] // the job's index in the whole list: the stream it drew from
+	}
+	return out, err
 }
 
 // initialReturn evaluates the learner's initial network (what Selective DP-SGD returns with no step to

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/floats"
@@ -87,24 +88,55 @@ func NewConfig(paperScale bool) Config {
 // has (Fig. 4 at m = 3000 is Fig. 3's Acrobot CQL at ε = 10; Table 2's Table-1 p is Fig. 3's; ours at
 // ε = 5 on CartPole is expert-level DP-SGD) is left out, and the figures find its runs by setting.
 func (c Config) Jobs() []Job {
-	jobs := Fig3Jobs(c.Fig3Envs, Epsilons, c.Seeds)
-	jobs = append(jobs, Fig4Jobs(Fig4M, c.Seeds)...)
-	jobs = append(jobs, Table2Jobs(c.Seeds)...)
-	jobs = append(jobs, PublishedJobs(c.Seeds)...)
-	type key struct {
-		Setting
-		seed int
+	jobs, _ := c.jobsWithout(nil)
+	return jobs
+}
+
+// runKey is what makes two jobs the same run: their setting and seed.
+type runKey struct {
+	Setting
+	seed int
+}
+
+// jobsWithout is Jobs less the runs only the figures in swept need (tags "fig3", "fig4": figures whose
+// runs a full-size sweep replaces), each kept job with its index in Jobs, the stream it draws from there.
+// A run that a figure in swept shares with one that is not (Fig. 4 at m = 3000 is Fig. 3's Acrobot run;
+// Table 2's Table-1 p is Fig. 3's CartPole run) is kept, so the others run exactly as without the sweep.
+func (c Config) jobsWithout(swept map[string]bool) (jobs []Job, streams []int) {
+	groups := []struct {
+		tag  string
+		jobs []Job
+	}{
+		{"fig3", Fig3Jobs(c.Fig3Envs, Epsilons, c.Seeds)},
+		{"fig4", Fig4Jobs(Fig4M, c.Seeds)},
+		{"table2", Table2Jobs(c.Seeds)},
+		{"published", PublishedJobs(c.Seeds)},
 	}
-	seen := map[key]bool{}
-	out := jobs[:0:0]
-	for _, j := range jobs {
-		k := key{j.Setting(), j.Seed}
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, j)
+	needed := map[runKey]bool{}
+	for _, g := range groups {
+		if !swept[g.tag] {
+			for _, j := range g.jobs {
+				needed[runKey{j.Setting(), j.Seed}] = true
+			}
 		}
 	}
-	return out
+	seen := map[runKey]bool{}
+	i := 0
+	for _, g := range groups {
+		for _, j := range g.jobs {
+			k := runKey{j.Setting(), j.Seed}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if needed[k] {
+				jobs = append(jobs, j)
+				streams = append(streams, i)
+			}
+			i++
+		}
+	}
+	return jobs, streams
 }
 
 // GroupPrivacy shows what a trajectory-level (ε, 10⁻⁵) guarantee says about an expert with N trajectories:
@@ -199,13 +231,21 @@ type stableRow struct {
 	Stable, Prefix []float64
 }
 
-// Experiments builds every environment's experts, log and references (a table of the logs), times one
+// Experiments first looks for the full-size sweeps of Fig. 3 and Fig. 4 (Sweeps; repro.FullSize says for
+// each whether its merged result is there) and saves the runs of those merged for the figures' cells. It
+// then builds every environment's experts, log and references (a table of the logs), times one
 // DataRelease over all of CartPole's trajectories, measures |D_stable| over ε and m (a table and a plot),
-// runs every training job of Fig. 3, Fig. 4, Table 2 and the published-accounting runs, and accounts every
-// private setting (PrivacyRows, while the noise calibrations are cached), saving the outcomes, the
-// |D_stable| measurements and the privacy rows for the later cells.
+// runs every training job of Fig. 3, Fig. 4, Table 2 and the published-accounting runs at cfg's size but
+// those only a swept figure needs (each job that runs draws the stream it draws without any sweep, so its
+// numbers do not depend on which sweeps are there), and accounts every private setting run (PrivacyRows,
+// while the noise calibrations are cached), saving the outcomes, the |D_stable| measurements and the
+// privacy rows for the later cells.
 func Experiments(out report.Sink, cfg Config) error {
 	start := time.Now()
+	swept, err := fullSizeRuns(out)
+	if err != nil {
+		return err
+	}
 	setups, err := buildSetups(out, cfg.Sizes)
 	if err != nil {
 		return err
@@ -216,9 +256,9 @@ func Experiments(out report.Sink, cfg Config) error {
 	if err := stableSizes(out, setups, cfg.Releases); err != nil {
 		return err
 	}
-	jobs := cfg.Jobs()
+	jobs, streams := cfg.jobsWithout(swept)
 	tbar := out.Bar(fmt.Sprintf("%d training runs of %d steps (%d settings × %d seeds)", len(jobs), cfg.Steps, len(Settings(jobs)), cfg.Seeds), len(jobs))
-	all, err := RunJobs(setups, jobs, ExperimentConfig{Learner: cfg.Learner, Batch: 128, Steps: cfg.Steps, Seed: 5, Progress: tbar})
+	all, err := runJobs(setups, jobs, streams, ExperimentConfig{Learner: cfg.Learner, Batch: 128, Steps: cfg.Steps, Seed: 5, Progress: tbar})
 	if err != nil {
 		return err
 	}
@@ -226,7 +266,7 @@ func Experiments(out report.Sink, cfg Config) error {
 	if err := SaveOutcomes(tempFile("outcomes.json"), all); err != nil {
 		return err
 	}
-	rows, err := PrivacyRows(cfg)
+	rows, err := privacyRows(cfg, jobs)
 	if err != nil {
 		return err
 	}
@@ -350,7 +390,8 @@ func stableSizes(out report.Sink, setups map[string]*Setup, nrel int) error {
 	return out.Figure(p)
 }
 
-// ExportRuns writes every saved run as CSV (OutcomeTable) to the system temporary folder and says where.
+// ExportRuns writes every run of the notebook's own as CSV (OutcomeTable) to the system temporary folder
+// and says where; for a figure read from a merged sweep it names the sweep's table, which holds its runs.
 func ExportRuns(out report.Sink) error {
 	all, err := LoadOutcomes(tempFile("outcomes.json"))
 	if err != nil {
@@ -368,8 +409,27 @@ func ExportRuns(out report.Sink) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	out.Markdown(fmt.Sprintf("Every run (%d rows) is in `%s`.", len(all), path))
+	var swept []string
+	for _, s := range Sweeps {
+		sw, ok, err := loadSwept(s.Tag)
+		if err != nil {
+			return err
+		}
+		if ok {
+			swept = append(swept, fmt.Sprintf("The full-size runs of %s (%d) are in the %s: its `merged.csv`.", figureName(s.Tag), len(sw.Outcomes), sw.Source))
+		}
+	}
+	if len(swept) == 0 {
+		out.Markdown(fmt.Sprintf("Every run (%d rows) is in `%s`.", len(all), path))
+		return nil
+	}
+	out.Markdown(fmt.Sprintf("Every run made here (%d rows) is in `%s`. %s", len(all), path, strings.Join(swept, " ")))
 	return nil
+}
+
+// figureName is how the text names the figure tagged tag ("Fig. 3").
+func figureName(tag string) string {
+	return map[string]string{"fig3": "Fig. 3", "fig4": "Fig. 4"}[tag]
 }
 
 // quantile is the f-quantile of x (the element at index ⌊f·(n−1)⌋ of the sorted values).

@@ -3,8 +3,10 @@ package sharma
 import (
 	"cmp"
 	"encoding/csv"
+	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/expertdp"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
 // private points the system temporary folder, where the notebook's cells share files and claims, at a
@@ -366,5 +369,145 @@ func TestQuantile(t *testing.T) {
 	}
 	if x[0] != 5 {
 		t.Errorf("quantile sorted its argument: %v", x)
+	}
+}
+
+// Without a sweep the jobs are Jobs; with a figure swept, only the runs another figure needs are left, each
+// drawing the stream it draws in Jobs (so the rest runs exactly as without the sweep).
+func TestJobsWithout(t *testing.T) {
+	cfg := Config{Fig3Envs: []string{"cartpole", "acrobot"}, Seeds: 3}
+	all := cfg.Jobs()
+	if jobs, streams := cfg.jobsWithout(nil); len(jobs) != len(all) || len(streams) != len(all) || streams[len(all)-1] != len(all)-1 {
+		t.Fatalf("no sweep: %d jobs, streams %v", len(jobs), streams)
+	}
+	has := func(jobs []Job, set Setting) bool {
+		for _, j := range jobs {
+			if j.Setting() == set {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range []struct {
+		swept      map[string]bool
+		gone, kept []Setting
+	}{
+		{map[string]bool{"fig3": true},
+			[]Setting{dpsgdSetting("acrobot", expertdp.BCQ, 7.5, 0), nonPrivate("cartpole", expertdp.CQL, 0), oursSetting("acrobot", expertdp.BCQ, 10)},
+			// Fig. 4 at m = 3000 and Table 2's Table-1 p are Fig. 3's runs; Table 2's CartPole BCQ DP-SGD at ε = 5 too.
+			[]Setting{fig4Setting(3000), table2Setting(expertdp.CQL, 0.8), dpsgdSetting("cartpole", expertdp.BCQ, 5, 0), nonPrivate("acrobot", expertdp.CQL, 1000)}},
+		{map[string]bool{"fig4": true},
+			[]Setting{fig4Setting(1000), nonPrivate("acrobot", expertdp.CQL, 2000)},
+			[]Setting{fig4Setting(3000), oursSetting("cartpole", expertdp.BCQ, 7.5)}},
+		{map[string]bool{"fig3": true, "fig4": true},
+			[]Setting{fig4Setting(3000), fig4Setting(1000), oursSetting("cartpole", expertdp.BCQ, 7.5)},
+			[]Setting{table2Setting(expertdp.BCQ, 0.5), lowSetting("acrobot", 2.5)}},
+	} {
+		jobs, streams := cfg.jobsWithout(c.swept)
+		if len(jobs) == 0 || len(jobs) >= len(all) {
+			t.Errorf("%v: %d of %d jobs", c.swept, len(jobs), len(all))
+		}
+		for k, j := range jobs {
+			if all[streams[k]] != j {
+				t.Fatalf("%v: job %d %+v has stream %d, Jobs' %+v", c.swept, k, j, streams[k], all[streams[k]])
+			}
+		}
+		for _, s := range c.gone {
+			if has(jobs, s) {
+				t.Errorf("%v: %+v runs", c.swept, s)
+			}
+		}
+		for _, s := range c.kept {
+			if !has(jobs, s) {
+				t.Errorf("%v: %+v does not run", c.swept, s)
+			}
+		}
+	}
+}
+
+// runJobs with streams draws job k's stream (Seed, streams[k]): a subset runs as in the whole list.
+func TestRunJobsStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains")
+	}
+	st, err := NewSetup("cartpole", SetupConfig{Bases: 2, Experts: 40, PerExpert: 1, Seed: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setups := map[string]*Setup{"cartpole": st}
+	jobs := []Job{{Env: "cartpole", Method: NonPrivate}, {Env: "cartpole", Method: ExpertDPSGD, Epsilon: 5}, {Env: "cartpole", Method: NonPrivate, Seed: 1}}
+	cfg := ExperimentConfig{Learner: expertdp.LearnerConfig{Hidden: []int{4}}, Batch: 8, Steps: 3, Seed: 7, Workers: 1}
+	whole, err := RunJobs(setups, jobs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := runJobs(setups, jobs[2:], []int{2}, cfg)
+	if err != nil || part[0] != whole[2] {
+		t.Errorf("subset %+v (%v), whole %+v", part, err, whole[2])
+	}
+	if alone, _ := RunJobs(setups, jobs[2:], cfg); alone[0].Return == whole[2].Return {
+		t.Errorf("the job alone (stream 0) returned %g as in the whole list (stream 2): the streams do not matter here", alone[0].Return)
+	}
+	if _, err := runJobs(setups, []Job{{Env: "nowhere", Method: NonPrivate}}, []int{5}, cfg); err == nil || !strings.Contains(err.Error(), "trial 5 (seed 7, stream rand.NewPCG(7, 5))") {
+		t.Errorf("a failing job named by its position in the subset: %v", err)
+	}
+	if _, err := runJobs(setups, jobs, []int{0}, cfg); err == nil {
+		t.Error("one stream for three jobs passed")
+	}
+}
+
+// OutcomesFromSweep reads OutcomeTable's columns back (the seed's rank as Job.Seed), keeps a run the table
+// holds twice once, and names what it cannot read; the figures refuse runs that are not comparable and
+// sweeps on another number of experts.
+func TestOutcomesFromSweep(t *testing.T) {
+	all := fakeOutcomes()[:6]
+	all[1].Split.T, all[1].FixedLogDelta, all[1].Accounting = 25, 0.008, expertdp.AccountingPaper
+	tb := OutcomeTable(all)
+	for i := range tb.Rows {
+		tb.Rows[i][slices.Index(tb.Columns, "seed")] = fmt.Sprint(10 + 5*all[i].Seed) // the sweep's seeds, not ranks
+	}
+	dup := append(tb.Rows[:len(tb.Rows):len(tb.Rows)], tb.Rows[0])
+	got, err := OutcomesFromSweep(&experiment.Table{Columns: tb.Columns, Rows: dup})
+	if err != nil || len(got) != len(all) {
+		t.Fatalf("%d outcomes of %d (%v)", len(got), len(all), err)
+	}
+	for i := range all {
+		if fmt.Sprintf("%+v", got[i]) != fmt.Sprintf("%+v", all[i]) {
+			t.Errorf("run %d\n  read %+v\n  want %+v", i, got[i], all[i])
+		}
+	}
+	if err := checkComparable(got); err == nil || !strings.Contains(err.Error(), "exact mixture") {
+		t.Errorf("a published-accounting run passed: %v", err)
+	}
+	over := all[2:3]
+	over[0].Eps2Exact = over[0].Epsilon + 0.01
+	if err := checkComparable(over); err == nil || !strings.Contains(err.Error(), "above its nominal") {
+		t.Errorf("a run spending more than its ε passed: %v", err)
+	}
+	if err := checkComparable(Select(fakeOutcomes(), func(o Outcome) bool { return o.Accounting == expertdp.AccountingMixed })); err != nil {
+		t.Error(err)
+	}
+
+	bad := &experiment.Table{Columns: tb.Columns, Rows: [][]string{slices.Clone(tb.Rows[0])}}
+	bad.Rows[0][slices.Index(tb.Columns, "method")] = "ours?"
+	if _, err := OutcomesFromSweep(bad); err == nil || !strings.Contains(err.Error(), `method "ours?"`) {
+		t.Errorf("bad method: %v", err)
+	}
+	if _, err := OutcomesFromSweep(&experiment.Table{Columns: tb.Columns[1:], Rows: nil}); err == nil || !strings.Contains(err.Error(), "tag") {
+		t.Errorf("missing column: %v", err)
+	}
+
+	for spec, ok := range map[string]bool{
+		`{"name": "a", "experiment": "x", "params": {"experts_total": 3000}, "grid": {"m": [1, 2]}, "seeds": [1], "shard_size": 1}`: true,
+		`{"name": "a", "experiment": "x", "grid": {"m": [1, 2]}, "seeds": [1], "shard_size": 1}`:                                    true,
+		`{"name": "a", "experiment": "x", "grid": {"experts_total": [3000, 40]}, "seeds": [1, 2], "shard_size": 1}`:                 false,
+	} {
+		s, err := sweep.ParseSpec([]byte(spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkExperts(s); (err == nil) != ok {
+			t.Errorf("%s: %v", spec, err)
+		}
 	}
 }

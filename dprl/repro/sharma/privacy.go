@@ -69,13 +69,18 @@ func privacyKey(j Job) Setting {
 // with 0 < p < 1 it also calibrates the paper's accounting for the same nominal ε2 and says what that s
 // really spends.
 func PrivacyRows(cfg Config) ([]PrivacyRow, error) {
+	return privacyRows(cfg, cfg.Jobs())
+}
+
+// privacyRows is PrivacyRows for the given jobs of cfg (the ones that run at the notebook's size).
+func privacyRows(cfg Config, jobs []Job) ([]PrivacyRow, error) {
 	perExpert := map[string]int{}
 	for _, s := range cfg.Sizes {
 		perExpert[s.Env] = s.PerExpert
 	}
 	seen := map[Setting]bool{}
 	var rows []PrivacyRow
-	for _, j := range cfg.Jobs() {
+	for _, j := range jobs {
 		if j.Method == NonPrivate {
 			continue
 		}
@@ -212,7 +217,8 @@ func rowOf(rows []PrivacyRow, o Outcome) *PrivacyRow {
 }
 
 // Privacy shows the privacy of every setting the experiments ran (PrivacyRows, saved by Experiments) and
-// checks that each run used its row's noise multiplier and spent its row's ε2. Compared runs are calibrated
+// checks that each run used its row's noise multiplier and spent its row's ε2; for a figure read from a
+// merged sweep it adds the privacy of the sweep's settings from the runs' own rows. Compared runs are calibrated
 // with the exact mixture accounting, so that ours and expert-level DP-SGD at the same nominal ε spend the
 // same ε; the runs labelled "published accounting" spend more.
 func Privacy(out report.Sink) error {
@@ -251,5 +257,21 @@ func Privacy(out report.Sink) error {
 		"**On the fixed log** DataRelease certifies less than (ε1, δ1): the chance p_T that one expert's trajectories are among the T examined adds to δ "+
 		"(up to %.2g at m = 3000, against δ = 1/m = %.2g; overall δ up to %.2g) and ln(1/(1 − p_T)) to ε. Every \"ours\" run with ε1 > 0 carries that δ; "+
 		"expert-level DP-SGD does not, so at equal ε the comparison favours ours.", worstPT, 1.0/NumExperts, worstFixed))
+	for _, s := range Sweeps {
+		sw, ok, err := loadSwept(s.Tag)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		srows, err := privacyOfRuns(sw.Outcomes)
+		if err != nil {
+			return err
+		}
+		out.Markdown(fmt.Sprintf("**Full size:** %s's runs come from the %s; their privacy, from the runs' own noise multipliers and spent ε "+
+			"(every private run calibrated with the exact accounting and spending at most its nominal ε, checked when they were read):", figureName(s.Tag), sw.Source))
+		out.Table(PrivacyHeader, PrivacyTable(srows))
+	}
 	return nil
 }

@@ -381,12 +381,14 @@ func Summary(all []Outcome, settings []Setting) [][]string {
 var SummaryHeader = []string{"env", "learner", "method", "m", "ε", "split", "p", "|D_stable|", "private steps", "s", "ε (exact)",
 	"normalised return [95% CI]", "÷ non-private [95% CI]", "seeds", "note"}
 
-// OutcomeTable is the tidy table of every run, for CSV export.
+// OutcomeTable is the tidy table of every run, for CSV export and for the sharma/jobs sweep (which writes
+// it without seed and fraction): every field of the job (the split's δ's as fractions of δ = 1/m, as
+// Job.Split holds them, and its T) and of the outcome, so that OutcomesFromSweep reads the runs back.
 func OutcomeTable(all []Outcome) *experiment.Table {
-	t := &experiment.Table{Columns: []string{"tag", "env", "learner", "method", "epsilon", "eps1", "eps2", "p", "m", "seed", "stable", "steps", "private_steps", "s",
-		"eps2_spent", "return", "normalized", "fraction", "accounting", "eps2_exact", "fixed_log_delta", "note"}}
+	t := &experiment.Table{Columns: []string{"tag", "env", "learner", "method", "epsilon", "eps1", "delta1_frac", "eps2", "delta2_frac", "release_t", "p", "m", "seed",
+		"stable", "steps", "private_steps", "s", "eps2_spent", "return", "normalized", "fraction", "accounting", "eps2_exact", "fixed_log_delta", "note"}}
 	for _, o := range all {
-		t.Add(o.Tag, o.Env, o.Algorithm.String(), o.Method.String(), o.Epsilon, o.Split.Eps1, o.Split.Eps2, o.P, o.Experts, o.Seed,
+		t.Add(o.Tag, o.Env, o.Algorithm.String(), o.Method.String(), o.Epsilon, o.Split.Eps1, o.Split.Delta1, o.Split.Eps2, o.Split.Delta2, o.Split.T, o.P, o.Experts, o.Seed,
 			o.Stable, o.Steps, o.Private, o.S, o.Eps2, o.Return, o.Normalized, Fraction(all, o), o.Accounting.String(), o.Eps2Exact, o.FixedLogDelta, o.Note)
 	}
 	return t

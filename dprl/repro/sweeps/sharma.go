@@ -15,11 +15,12 @@ import (
 var sharmaSetupSeeds = map[string]uint64{"cartpole": 100, "acrobot": 101, "lunarlander": 102, "hiv": 103}
 
 type sharmaTask struct {
-	job     sharma.Job
-	setup   sharma.SetupConfig
-	learner expertdp.LearnerConfig
-	steps   int
-	batch   int
+	job            sharma.Job
+	setup          sharma.SetupConfig
+	learner        expertdp.LearnerConfig
+	steps          int
+	batch          int
+	skipDuplicates bool
 }
 
 func (t *sharmaTask) setupKey() string {
@@ -56,7 +57,7 @@ func badSetting(s string) error {
 }
 
 func sharmaParams(p sweep.Params) (*sharmaTask, error) {
-	if err := p.Known("env", "learner", "setting", "tag", "experts", "steps", "hidden", "batch", "per_expert", "bases", "experts_total", "setup_seed"); err != nil {
+	if err := p.Known("env", "learner", "setting", "tag", "experts", "steps", "hidden", "batch", "per_expert", "bases", "experts_total", "setup_seed", "skip_duplicates"); err != nil {
 		return nil, err
 	}
 	var t sharmaTask
@@ -83,7 +84,7 @@ func sharmaParams(p sweep.Params) (*sharmaTask, error) {
 	if j.Tag, err = p.String("tag", "fig3", false); err != nil {
 		return nil, err
 	}
-	if t.setup.Experts, err = p.Int("experts_total", 3000, 1, 1_000_000); err != nil {
+	if t.setup.Experts, err = p.Int("experts_total", sharma.NumExperts, 1, 1_000_000); err != nil {
 		return nil, err
 	}
 	if j.Experts, err = p.Int("experts", 0, 0, t.setup.Experts); err != nil {
@@ -106,29 +107,58 @@ func sharmaParams(p sweep.Params) (*sharmaTask, error) {
 	if t.setup.PerExpert, err = p.Int("per_expert", perExpert, 1, 100_000); err != nil {
 		return nil, err
 	}
-	if t.setup.Bases, err = p.Int("bases", 30, 1, 100_000); err != nil {
+	if t.setup.Bases, err = p.Int("bases", sharma.NumBases, 1, 100_000); err != nil {
 		return nil, err
 	}
 	if t.setup.Seed, err = p.Uint64("setup_seed", sharmaSetupSeeds[j.Env]); err != nil {
 		return nil, err
 	}
+	if v, ok := p["skip_duplicates"]; ok {
+		b, isBool := v.(bool)
+		if !isBool {
+			val := fmt.Sprint(v)
+			if str, isStr := v.(string); isStr {
+				val = strconv.Quote(str)
+			}
+			return nil, &sweep.ValueError{Param: "params.skip_duplicates", Value: val, Allowed: "true or false"}
+		}
+		t.skipDuplicates = b
+	}
 	return &t, nil
 }
+
+// sharmaCols are sharma.OutcomeTable's columns without seed (the sweep writes the task's) and fraction (it
+// needs the non-private runs of other tasks: sharma.Fraction computes it after merging).
+var sharmaCols = func() []string {
+	var cols []string
+	for _, c := range sharma.OutcomeTable(nil).Columns {
+		if c != "seed" && c != "fraction" {
+			cols = append(cols, c)
+		}
+	}
+	return cols
+}()
 
 var sharmaSetups cache[*sharma.Setup]
 
 // SharmaJobs is one training job of Sharma et al.'s Figs. 3 and 4 (sharma.RunJobs with the task's seed as
 // ExperimentConfig.Seed) on a setup of experts and logs built once per process (sharma.NewSetup with
-// notebook 05's seeds). Params: env (cartpole, acrobot, lunarlander, hiv), learner (cql, bcq), setting
-// ("nonprivate", "ours:ε" with the paper's split and p, "dpsgd:ε" expert-level DP-SGD), tag (fig3),
-// experts (m, the first m experts; 0 all), steps (2000; the paper 10⁵), hidden (the learner's widths; 64×64,
-// the paper 256×256), batch (128), per_expert (trajectories per expert; the notebook's 4/4/1/1, the paper
-// 20), bases (30), experts_total (3000), setup_seed (100–103 by env). Rows: one, the job's outcome
-// (sharma.OutcomeTable's columns without seed and fraction, plus note); the fraction of the non-private
-// return needs the baseline's rows and is computed after merging.
+// notebook 05's seeds), configured as the notebook's compared runs: the paper's split and Table 1's p for
+// ours, δ = 1/m, DP-SGD steps calibrated with the exact mixture accounting (expertdp.AccountingMixed) to
+// spend ε2 in exactly the given steps, DataRelease with each domain's public trajectory-length bound L.
+// Params: env (cartpole, acrobot, lunarlander, hiv), learner (cql, bcq), setting ("nonprivate", "ours:ε"
+// with the paper's split and p, "dpsgd:ε" expert-level DP-SGD), tag (fig3), experts (m, the first m
+// experts; 0 all), steps (2000; the paper 10⁵), hidden (the learner's widths; 64×64, the paper 256×256),
+// batch (128), per_expert (trajectories per expert; the notebook's 4/4/1/1, the paper 20), bases (30),
+// experts_total (3000), setup_seed (100–103 by env), skip_duplicates (false; true: a cell "ours:ε" whose
+// job is expert-level DP-SGD, the split giving ε1 = 0 and p = 1 as on CartPole, LunarLander and HIV at
+// ε = 5, emits no row, since its runs are the cell "dpsgd:ε"'s, which the notebook uses for both). Rows:
+// one, the job's outcome (sharma.OutcomeTable's columns without seed and fraction: sharmaCols), read back
+// by sharma.OutcomesFromSweep; the fraction of the non-private return needs the baseline's rows and is
+// computed after merging.
 var SharmaJobs = sweep.Func{
-	Cols: []string{"tag", "env", "learner", "method", "epsilon", "eps1", "eps2", "p", "m", "stable", "steps", "private_steps", "s", "eps2_spent", "return", "normalized", "note"},
-	Doc:  "Sharma et al. (Figs. 3, 4): one offline-RL training job (ours, expert-level DP-SGD or non-private) and its normalised return",
+	Cols: sharmaCols,
+	Doc:  "Sharma et al. (Figs. 3, 4): one offline-RL training job (ours, expert-level DP-SGD or non-private; exact accounting) and its normalised return",
 	Check: func(p sweep.Params) error {
 		_, err := sharmaParams(p)
 		return err
@@ -137,6 +167,9 @@ var SharmaJobs = sweep.Func{
 		t, err := sharmaParams(p)
 		if err != nil {
 			return nil, err
+		}
+		if t.skipDuplicates && t.job.Method == sharma.Ours && t.job.Setting().Method == sharma.ExpertDPSGD {
+			return nil, nil
 		}
 		st, err := sharmaSetups.get(t.setupKey(), func() (*sharma.Setup, error) { return sharma.NewSetup(t.job.Env, t.setup) })
 		if err != nil {
@@ -147,11 +180,14 @@ var SharmaJobs = sweep.Func{
 		if err != nil {
 			return nil, err
 		}
-		o := out[0]
-		f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-		return [][]string{{o.Tag, o.Env, o.Algorithm.String(), o.Method.String(), f(o.Epsilon), f(o.Split.Eps1), f(o.Split.Eps2), f(o.P),
-			strconv.Itoa(o.Experts), strconv.Itoa(o.Stable), strconv.Itoa(o.Steps), strconv.Itoa(o.Private), f(o.S), f(o.Eps2),
-			f(o.Return), f(o.Normalized), o.Note}}, nil
+		tb := sharma.OutcomeTable(out)
+		row := make([]string, 0, len(sharmaCols))
+		for k, c := range tb.Columns {
+			if c != "seed" && c != "fraction" {
+				row = append(row, tb.Rows[0][k])
+			}
+		}
+		return [][]string{row}, nil
 	},
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/actorcritic"
 	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/expertdp"
 	"github.com/dprl-project/dprl/dprl/fnq"
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/dprl/repro/balle2016"
@@ -210,15 +211,67 @@ func TestBalleRMSE(t *testing.T) {
 	}
 }
 
+// TestSharmaJobsTiny: a sharma/jobs task is notebook 05's job of the same setting (Fig3Jobs: the paper's
+// split, Table 1's p, the exact accounting) run by sharma.RunJobs with the task's seed on the setup the
+// notebook builds (its seed and, by default, its trajectories per expert), and its row reads back as that
+// outcome.
 func TestSharmaJobsTiny(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains experts")
 	}
+	def := sharma.NewConfig(false)
+	for i, s := range sharma.NewConfig(true).Sizes {
+		if sharmaSetupSeeds[s.Env] != uint64(100+i) {
+			t.Errorf("%s: setup seed %d, the notebook's %d", s.Env, sharmaSetupSeeds[s.Env], 100+i)
+		}
+		tk, err := sharmaParams(sweep.Params{"env": s.Env, "setting": "nonprivate"})
+		if err != nil || tk.setup.PerExpert != def.Sizes[i].PerExpert || tk.setup.Experts != sharma.NumExperts || tk.setup.Bases != sharma.NumBases {
+			t.Errorf("%s: setup %+v (%v), the notebook's N = %d", s.Env, tk.setup, err, def.Sizes[i].PerExpert)
+		}
+	}
+
 	p := sweep.Params{"env": "cartpole", "learner": "cql", "setting": "ours:10", "experts_total": int64(40), "bases": int64(2),
 		"per_expert": int64(1), "steps": int64(10), "hidden": []any{int64(8)}, "batch": int64(8)}
 	rows := runTask(t, "sharma/jobs", p, 1)
-	if rows[0][0] != "fig3" || rows[0][1] != "cartpole" || rows[0][3] != "ours" {
-		t.Errorf("row %v", rows[0])
+	tb := &experiment.Table{Columns: append([]string{"setting", "seed"}, SharmaJobs.Cols...), Rows: [][]string{append([]string{"ours:10", "1"}, rows[0]...)}}
+	got, err := sharma.OutcomesFromSweep(tb)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("read back: %v %v", got, err)
+	}
+	var job sharma.Job
+	for _, j := range sharma.Fig3Jobs([]string{"cartpole"}, []float64{10}, 1) {
+		if j.Method == sharma.Ours && j.Algorithm == expertdp.CQL {
+			job = j
+		}
+	}
+	st, err := sharma.NewSetup("cartpole", sharma.SetupConfig{Bases: 2, Experts: 40, PerExpert: 1, Seed: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := sharma.RunJobs(map[string]*sharma.Setup{"cartpole": st}, []sharma.Job{job},
+		sharma.ExperimentConfig{Learner: expertdp.LearnerConfig{Hidden: []int{8}}, Batch: 8, Steps: 10, Seed: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%+v", got[0]) != fmt.Sprintf("%+v", want[0]) {
+		t.Errorf("sweep task\n  %+v\nnotebook job\n  %+v", got[0], want[0])
+	}
+	if o := got[0]; o.Accounting != expertdp.AccountingMixed || o.Private == 0 || o.Eps2Exact != o.Eps2 || o.Eps2Exact > o.Split.Eps2 || o.FixedLogDelta <= 0 {
+		t.Errorf("not the compared runs' accounting: %+v", o)
+	}
+
+	// Ours at ε = 5 on CartPole is expert-level DP-SGD: with skip_duplicates it is left to the dpsgd:5 cell.
+	p["setting"] = "ours:5"
+	if r, err := SharmaJobs.Run(p, 1); err != nil || len(r) != 1 {
+		t.Errorf("ours:5: %v %v", r, err)
+	}
+	p["skip_duplicates"] = true
+	if r, err := SharmaJobs.Run(p, 1); err != nil || len(r) != 0 {
+		t.Errorf("ours:5 with skip_duplicates: %v %v", r, err)
+	}
+	p["setting"] = "ours:10"
+	if r, err := SharmaJobs.Run(p, 1); err != nil || len(r) != 1 {
+		t.Errorf("ours:10 with skip_duplicates: %v %v", r, err)
 	}
 }
 
@@ -237,6 +290,7 @@ func TestAdaptersRejectBadParams(t *testing.T) {
 		{"wanghegde2019/returns", sweep.Params{"reset_every": int64(0)}, "params.reset_every = 0 is outside"},
 		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "ours"}, `params.setting = "ours" is not allowed: want {"nonprivate", "ours:ε", "dpsgd:ε"}`},
 		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "dpsgd:-1"}, "params.setting ε = -1 is outside the allowed range (0, ∞)"},
+		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "nonprivate", "skip_duplicates": "yes"}, `params.skip_duplicates = "yes" is not allowed: want true or false`},
 		{"balle2016/rmse", sweep.Params{}, "params.m is missing"},
 		{"balle2016/rmse", sweep.Params{"m": int64(5), "eps": 1.0}, `params key = "eps" is not allowed`},
 	} {
@@ -302,19 +356,5 @@ func TestReaders(t *testing.T) {
 	}
 	if c := xie2019.Curve(xr, xie2019.MethodGPOPE, 1, []float64{60}, func(r xie2019.Row) float64 { return float64(r.N) }); len(c) != 2 {
 		t.Errorf("Curve over the read rows: %v", c)
-	}
-}
-
-func TestSharmaOutcomesRoundTrip(t *testing.T) {
-	tb := &experiment.Table{Columns: SharmaJobs.Cols}
-	tb.Columns = append([]string{"setting", "seed"}, tb.Columns...)
-	tb.Rows = [][]string{{"nonprivate", "2", "fig3", "cartpole", "CQL", "non-private", "0", "0", "0", "0", "0", "0", "100", "0", "0", "0", "50", "0.5", ""},
-		{"ours:10", "1", "fig3", "cartpole", "CQL", "ours", "10", "7.5", "2.5", "0.8", "0", "120", "100", "60", "1.2", "2.5", "40", "0.4", ""}}
-	o, err := SharmaOutcomes(tb)
-	if err != nil || len(o) != 2 || o[0].Method != sharma.NonPrivate || o[1].Method != sharma.Ours || o[1].Seed != 0 || o[0].Seed != 1 {
-		t.Fatalf("%+v %v", o, err)
-	}
-	if f := sharma.Fraction(o, o[1]); f != 0.8 {
-		t.Errorf("Fraction = %v", f)
 	}
 }
