@@ -2,6 +2,9 @@ package repro
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/sweep"
@@ -31,4 +34,18 @@ func FullSize(out report.Sink, name string) (r *sweep.Result, ok bool, err error
 		"`make sweep-local SPEC=sweeps/specs/%[1]s.json` or on a cluster (`dprl sweep slurm`, README \"Running at scale\"), "+
 		"and this cell reads `build/sweeps/%[1]s/merged.csv` instead of running.", name))
 	return nil, false, nil
+}
+
+// SeedRange writes the seeds behind a figure compactly, with the relation to put after the seed's name:
+// "= 0 … 9" for consecutive seeds (in increasing order), else "∈ {1, 5, 9}".
+func SeedRange(seeds []uint64) string {
+	n := len(seeds)
+	if n > 0 && seeds[n-1] >= seeds[0] && seeds[n-1]-seeds[0] == uint64(n-1) && slices.IsSorted(seeds) {
+		return fmt.Sprintf("= %d … %d", seeds[0], seeds[n-1])
+	}
+	parts := make([]string, n)
+	for i, v := range seeds {
+		parts[i] = strconv.FormatUint(v, 10)
+	}
+	return "∈ {" + strings.Join(parts, ", ") + "}"
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
 	"github.com/dprl-project/dprl/dprl/sweep"
+	"github.com/dprl-project/dprl/dprl/sweep/sweeptest"
 )
 
 func init() {
@@ -26,9 +27,7 @@ func init() {
 const squareSpec = `{"name": "square", "experiment": "repro/test-square", "grid": {"x": [1, 2, 3]}, "seeds": {"first": 0, "count": 4}, "shard_size": 5}`
 
 func TestFullSize(t *testing.T) {
-	root := t.TempDir()
-	t.Setenv(sweep.RootEnv, root)
-	t.Setenv(sweep.SweepsEnv, "")
+	sweeptest.Root(t)
 	rec := &report.Recorder{}
 	if r, ok, err := repro.FullSize(rec, "square"); r != nil || ok || err != nil {
 		t.Fatalf("no result: %v %v %v", r, ok, err)
@@ -37,20 +36,8 @@ func TestFullSize(t *testing.T) {
 		t.Errorf("absent: %q", md)
 	}
 
-	spec, err := sweep.ParseSpec([]byte(squareSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Join(root, "sweeps", "specs"), 0o755)
-	os.WriteFile(filepath.Join(root, "sweeps", "specs", "square.json"), spec.Canonical(), 0o644)
-	p, err := sweep.NewPlan(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sweeptest.Merge(t, squareSpec)
 	dir, _ := sweep.Dir("square")
-	if _, err := p.RunLocal(sweep.RunOptions{Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
 	rec = &report.Recorder{}
 	r, ok, err := repro.FullSize(rec, "square")
 	if !ok || err != nil || len(r.Table.Rows) != 12 {
@@ -73,5 +60,23 @@ func TestFullSize(t *testing.T) {
 	os.Chdir(t.TempDir())
 	if _, ok, err := repro.FullSize(&report.Recorder{}, "square"); ok || err != nil {
 		t.Errorf("no root: %v %v", ok, err)
+	}
+}
+
+func TestSeedRange(t *testing.T) {
+	for _, c := range []struct {
+		seeds []uint64
+		want  string
+	}{
+		{[]uint64{0, 1, 2, 3}, "= 0 … 3"},
+		{[]uint64{7}, "= 7 … 7"},
+		{[]uint64{1, 5, 9}, "∈ {1, 5, 9}"},
+		{[]uint64{3, 2, 1}, "∈ {3, 2, 1}"},
+		{[]uint64{0, 2, 1}, "∈ {0, 2, 1}"},
+		{nil, "∈ {}"},
+	} {
+		if got := repro.SeedRange(c.seeds); got != c.want {
+			t.Errorf("SeedRange(%v) = %q, want %q", c.seeds, got, c.want)
+		}
 	}
 }

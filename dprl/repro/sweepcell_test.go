@@ -1,35 +1,19 @@
 package repro_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dprl-project/dprl/dprl/repro"
 	"github.com/dprl-project/dprl/dprl/sweep"
+	"github.com/dprl-project/dprl/dprl/sweep/sweeptest"
 )
 
 // TestSweepCell: a grid key selects rows, a fixed parameter must match, anything else is refused.
 func TestSweepCell(t *testing.T) {
-	root := t.TempDir()
-	t.Setenv(sweep.RootEnv, root)
-	t.Setenv(sweep.SweepsEnv, "")
-	spec, err := sweep.ParseSpec([]byte(`{"name": "cell", "experiment": "repro/test-square", "params": {"k": 0.5}, "grid": {"x": [1, 2]},
-		"seeds": {"first": 0, "count": 3}, "shard_size": 2}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Join(root, "sweeps", "specs"), 0o755)
-	os.WriteFile(filepath.Join(root, "sweeps", "specs", "cell.json"), spec.Canonical(), 0o644)
-	p, err := sweep.NewPlan(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, _ := sweep.Dir("cell")
-	if _, err := p.RunLocal(sweep.RunOptions{Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
+	sweeptest.Root(t)
+	sweeptest.Merge(t, `{"name": "cell", "experiment": "repro/test-square", "params": {"k": 0.5}, "grid": {"x": [1, 2]},
+		"seeds": {"first": 0, "count": 3}, "shard_size": 2}`)
 	r, ok, err := sweep.Load("cell")
 	if !ok || err != nil {
 		t.Fatal(ok, err)

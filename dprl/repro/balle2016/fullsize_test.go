@@ -2,8 +2,6 @@ package balle2016_test
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/repro/balle2016"
 	_ "github.com/dprl-project/dprl/dprl/repro/sweeps" // registers balle2016/rmse
 	"github.com/dprl-project/dprl/dprl/sweep"
+	"github.com/dprl-project/dprl/dprl/sweep/sweeptest"
 )
 
 // TestPanels34FromFullSizeSweep: with a merged balle2016-fig1 sweep (m = 100 and 200, 10 seeds) Panels34
@@ -21,28 +20,9 @@ import (
 // batch sizes and seeds rather than the grid's; a claim recomputed from EstimatesFromSweep has the recorded
 // interval. Without the merged result the grid's trials run.
 func TestPanels34FromFullSizeSweep(t *testing.T) {
-	root := t.TempDir()
-	t.Setenv(sweep.RootEnv, root)
-	t.Setenv(sweep.SweepsEnv, "")
+	sweeptest.Root(t)
 	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
-	s, err := sweep.ParseSpec([]byte(`{"name": "balle2016-fig1", "experiment": "balle2016/rmse", "grid": {"m": [100, 200]}, "seeds": {"first": 0, "count": 10}, "shard_size": 5}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(root, "sweeps", "specs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "sweeps", "specs", s.Name+".json"), s.Canonical(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	plan, err := sweep.NewPlan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, _ := sweep.Dir(s.Name)
-	if _, err := plan.RunLocal(sweep.RunOptions{Dir: dir, Workers: 2}); err != nil {
-		t.Fatal(err)
-	}
+	s := sweeptest.Merge(t, `{"name": "balle2016-fig1", "experiment": "balle2016/rmse", "grid": {"m": [100, 200]}, "seeds": {"first": 0, "count": 10}, "shard_size": 5}`)
 
 	grid := balle2016.Grid{Trials: 3, M: []float64{100, 300}} // would show in the claims if it ran
 	rec := &report.Recorder{}

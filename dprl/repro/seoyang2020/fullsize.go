@@ -89,20 +89,8 @@ func firstSeeds(n int) seedSet {
 
 // note lists the seeds and the band of every figure.
 func (s seedSet) note() string {
-	n := len(s.seeds)
-	list := fmt.Sprintf("r = %d … %d", s.seeds[0], s.seeds[n-1])
-	if uint64(n) != s.seeds[n-1]-s.seeds[0]+1 {
-		list = "r ∈ {"
-		for i, v := range s.seeds {
-			if i > 0 {
-				list += ", "
-			}
-			list += strconv.FormatUint(v, 10)
-		}
-		list += "}"
-	}
-	return fmt.Sprintf("Seeds: run r of every condition draws from rand.NewPCG(%d, r), %s (%d seeds); curves are "+
-		"means over the seeds with 95%% Student-t confidence bands.", s.base, list, n)
+	return fmt.Sprintf("Seeds: run r of every condition draws from rand.NewPCG(%d, r), r %s (%d seeds); curves are "+
+		"means over the seeds with 95%% Student-t confidence bands.", s.base, repro.SeedRange(s.seeds), len(s.seeds))
 }
 
 // sweepRuns is what the merged sweep r says about its runs: their seeds and episodes.

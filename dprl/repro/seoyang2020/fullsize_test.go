@@ -2,8 +2,6 @@ package seoyang2020_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,34 +11,8 @@ import (
 	"github.com/dprl-project/dprl/dprl/repro/seoyang2020"
 	_ "github.com/dprl-project/dprl/dprl/repro/sweeps" // registers seoyang2020/returns
 	"github.com/dprl-project/dprl/dprl/sweep"
+	"github.com/dprl-project/dprl/dprl/sweep/sweeptest"
 )
-
-// tinySweep writes spec under the checked-in spec's name into root/sweeps/specs, runs every shard into
-// sweep.Dir(name) and merges.
-func tinySweep(t *testing.T, root, spec string) {
-	t.Helper()
-	s, err := sweep.ParseSpec([]byte(spec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(root, "sweeps", "specs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "sweeps", "specs", s.Name+".json"), s.Canonical(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := sweep.NewPlan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := sweep.Dir(s.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.RunLocal(sweep.RunOptions{Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // notes is the Markdown a section showed, and the number of full-size and default-size notes in it.
 func notes(r *report.Recorder) (md string, full, def int) {
@@ -52,9 +24,7 @@ func notes(r *report.Recorder) (md string, full, def int) {
 // Fig3 and RealEpsilon run nothing, say where their numbers come from, and draw their tables and claims from
 // the merged rows; a sweep whose references are missing is refused; without sweeps the default size runs.
 func TestSectionsFullSize(t *testing.T) {
-	root := t.TempDir()
-	t.Setenv(sweep.RootEnv, root)
-	t.Setenv(sweep.SweepsEnv, "")
+	sweeptest.Root(t)
 	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
 	size := seoyang2020.Sizes{Runs: 2, Episodes: 2, Epsilons: []float64{1}}
 
@@ -67,16 +37,16 @@ func TestSectionsFullSize(t *testing.T) {
 	}
 
 	const seeds, episodes = 10, 3
-	tinySweep(t, root, fmt.Sprintf(`{"name": %q, "experiment": "seoyang2020/returns", "params": {"episodes": %d, "base_seed": 2020},
+	sweeptest.Merge(t, fmt.Sprintf(`{"name": %q, "experiment": "seoyang2020/returns", "params": {"episodes": %d, "base_seed": 2020},
 		"grid": {"domain": ["mdp100", "taxi"], "variant": ["dp-actor", "dp-critic", "dp-both"], "epsilon": [5, 1, 0.5]},
 		"seeds": {"first": 0, "count": %d}, "shard_size": 30}`, seoyang2020.SweepFig3, episodes, seeds))
 	if err := seoyang2020.Fig3(&report.Recorder{}, size); err == nil || !strings.Contains(err.Error(), seoyang2020.SweepFig2+", which is not merged") {
 		t.Errorf("Fig. 3 without its references: %v", err)
 	}
-	tinySweep(t, root, fmt.Sprintf(`{"name": %q, "experiment": "seoyang2020/returns", "params": {"epsilon": 10, "episodes": %d, "base_seed": 2020, "cosines": true},
+	sweeptest.Merge(t, fmt.Sprintf(`{"name": %q, "experiment": "seoyang2020/returns", "params": {"epsilon": 10, "episodes": %d, "base_seed": 2020, "cosines": true},
 		"grid": {"domain": ["mdp100", "taxi"], "variant": ["non-dp", "dp-actor", "dp-critic", "dp-both", "random", "non-dp-other-seed"]},
 		"seeds": {"first": 0, "count": %d}, "shard_size": 30}`, seoyang2020.SweepFig2, episodes, seeds))
-	tinySweep(t, root, fmt.Sprintf(`{"name": %q, "experiment": "seoyang2020/returns", "params": {"variant": "corrected", "episodes": %d, "base_seed": 2020},
+	sweeptest.Merge(t, fmt.Sprintf(`{"name": %q, "experiment": "seoyang2020/returns", "params": {"variant": "corrected", "episodes": %d, "base_seed": 2020},
 		"grid": {"domain": ["mdp100", "taxi"], "epsilon": [100, 10]}, "seeds": {"first": 0, "count": %d}, "shard_size": 20}`,
 		seoyang2020.SweepRealEpsilon, episodes, seeds))
 

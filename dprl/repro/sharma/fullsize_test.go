@@ -2,7 +2,6 @@ package sharma_test
 
 import (
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/repro/sharma"
 	_ "github.com/dprl-project/dprl/dprl/repro/sweeps" // registers sharma/jobs
 	"github.com/dprl-project/dprl/dprl/sweep"
+	"github.com/dprl-project/dprl/dprl/sweep/sweeptest"
 )
 
 // tinySpecs stand in for the checked-in specs under their names: the same experiment, ten seeds (so that
@@ -28,32 +28,6 @@ var tinySpecs = map[string]string{
 		"params": {"tag": "fig4", "env": "acrobot", "learner": "cql", "steps": 4, "hidden": [4], "batch": 8, "per_expert": 1, "bases": 2, "experts_total": 3000},
 		"grid": {"experts": [1000, 2000, 3000], "setting": ["nonprivate", "ours:10", "dpsgd:10"]},
 		"seeds": {"first": 1, "count": 10}, "shard_size": 30}`,
-}
-
-// runTiny writes the tiny spec under the real name into root/sweeps/specs and runs it into sweep.Dir(name).
-func runTiny(t *testing.T, root, name string) {
-	t.Helper()
-	spec, err := sweep.ParseSpec([]byte(tinySpecs[name]))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(root, "sweeps", "specs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "sweeps", "specs", name+".json"), spec.Canonical(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := sweep.NewPlan(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := sweep.Dir(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.RunLocal(sweep.RunOptions{Dir: dir, Workers: 1}); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func markdown(r *report.Recorder) string { return strings.Join(r.Markdowns(), "\n") }
@@ -104,9 +78,7 @@ func TestFullSizeSweeps(t *testing.T) {
 	}
 	t.Setenv("TMPDIR", t.TempDir())
 	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
-	root := t.TempDir()
-	t.Setenv(sweep.RootEnv, root)
-	t.Setenv(sweep.SweepsEnv, "")
+	sweeptest.Root(t)
 	if err := sharma.WriteDefaultRuns(); err != nil {
 		t.Fatal(err)
 	}
@@ -132,8 +104,8 @@ func TestFullSizeSweeps(t *testing.T) {
 	}
 
 	// Tiny merged sweeps under the real names.
-	runTiny(t, root, "sharma-fig3")
-	runTiny(t, root, "sharma-fig4")
+	sweeptest.Merge(t, tinySpecs["sharma-fig3"])
+	sweeptest.Merge(t, tinySpecs["sharma-fig4"])
 	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
 	rec = &report.Recorder{}
 	swept, err = sharma.FullSizeRuns(rec)

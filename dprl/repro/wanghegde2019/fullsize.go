@@ -74,22 +74,8 @@ func firstSeeds(n int) seedSet {
 
 // caption lists the seeds behind a figure.
 func (s seedSet) caption() string {
-	n := len(s.seeds)
-	list := fmt.Sprintf("%d, …, %d", s.seeds[0], s.seeds[n-1])
-	if uint64(n) != s.seeds[n-1]-s.seeds[0]+1 {
-		list = "∈ {"
-		for i, v := range s.seeds {
-			if i > 0 {
-				list += ", "
-			}
-			list += strconv.FormatUint(v, 10)
-		}
-		list += "}"
-	} else {
-		list = "= " + list
-	}
 	return fmt.Sprintf("Mean over %d seeds with its 95%% confidence band (Student t); seed s %s runs every setting from rand.NewPCG(%d, s).",
-		n, list, s.base)
+		len(s.seeds), repro.SeedRange(s.seeds), s.base)
 }
 
 // sweepSeeds is the seed set of a merged wanghegde2019/returns sweep.

@@ -2,8 +2,6 @@ package wanghegde2019_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,43 +11,14 @@ import (
 	_ "github.com/dprl-project/dprl/dprl/repro/sweeps" // registers wanghegde2019/returns
 	"github.com/dprl-project/dprl/dprl/repro/wanghegde2019"
 	"github.com/dprl-project/dprl/dprl/sweep"
+	"github.com/dprl-project/dprl/dprl/sweep/sweeptest"
 )
-
-// tinySweep writes spec under the checked-in spec's name into root/sweeps/specs, runs every shard into
-// sweep.Dir(name) and merges.
-func tinySweep(t *testing.T, root, spec string) *sweep.Spec {
-	t.Helper()
-	s, err := sweep.ParseSpec([]byte(spec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(root, "sweeps", "specs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "sweeps", "specs", s.Name+".json"), s.Canonical(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := sweep.NewPlan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := sweep.Dir(s.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.RunLocal(sweep.RunOptions{Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // TestFig1FullSize: with both Fig. 1 sweeps merged, Fig1 runs nothing, says so, and draws its table and
 // its claims from the merged rows (11 seeds here); without them it runs the default size, and with only
 // one of the two it refuses.
 func TestFig1FullSize(t *testing.T) {
-	root := t.TempDir()
-	t.Setenv(sweep.RootEnv, root)
-	t.Setenv(sweep.SweepsEnv, "")
+	sweeptest.Root(t)
 	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
 
 	rec := &report.Recorder{}
@@ -61,12 +30,12 @@ func TestFig1FullSize(t *testing.T) {
 	}
 
 	const seeds, episodes = 11, 3
-	a := tinySweep(t, root, fmt.Sprintf(`{"name": %q, "experiment": "wanghegde2019/returns", "params": {"reset_every": 1, "episodes": %d, "base_seed": 2019},
+	a := sweeptest.Merge(t, fmt.Sprintf(`{"name": %q, "experiment": "wanghegde2019/returns", "params": {"reset_every": 1, "episodes": %d, "base_seed": 2019},
 		"grid": {"sigma": [0, 0.2, 0.4, 0.6, 0.8, 1]}, "seeds": {"first": 0, "count": %d}, "shard_size": 15}`, wanghegde2019.SweepFig1a, episodes, seeds))
 	if err := wanghegde2019.Fig1(&report.Recorder{}, wanghegde2019.Protocol{Seeds: 2, Episodes: 2}); err == nil || !strings.Contains(err.Error(), "only "+wanghegde2019.SweepFig1a+" is merged") {
 		t.Errorf("one sweep of two: %v", err)
 	}
-	tinySweep(t, root, fmt.Sprintf(`{"name": %q, "experiment": "wanghegde2019/returns", "params": {"sigma": 0.4, "episodes": %d, "base_seed": 2019},
+	sweeptest.Merge(t, fmt.Sprintf(`{"name": %q, "experiment": "wanghegde2019/returns", "params": {"sigma": 0.4, "episodes": %d, "base_seed": 2019},
 		"grid": {"reset_every": [1, 10, -1]}, "seeds": {"first": 0, "count": %d}, "shard_size": 15}`, wanghegde2019.SweepFig1b, episodes, seeds))
 
 	rec = &report.Recorder{}
@@ -77,7 +46,7 @@ func TestFig1FullSize(t *testing.T) {
 	if strings.Count(md, "**Full size:**") != 2 || strings.Contains(md, "Default size") || rec.Units != 0 {
 		t.Errorf("with sweeps: %d runs, notes %q", rec.Units, md)
 	}
-	if !strings.Contains(md, fmt.Sprintf("Mean over %d seeds", seeds)) || !strings.Contains(md, fmt.Sprintf("s = 0, …, %d runs every setting from rand.NewPCG(2019, s)", seeds-1)) {
+	if !strings.Contains(md, fmt.Sprintf("Mean over %d seeds", seeds)) || !strings.Contains(md, fmt.Sprintf("s = 0 … %d runs every setting from rand.NewPCG(2019, s)", seeds-1)) {
 		t.Errorf("seed caption: %q", md)
 	}
 

@@ -2,8 +2,6 @@ package xie2019_test
 
 import (
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,34 +11,13 @@ import (
 	_ "github.com/dprl-project/dprl/dprl/repro/sweeps" // registers xie2019/mspbe
 	"github.com/dprl-project/dprl/dprl/repro/xie2019"
 	"github.com/dprl-project/dprl/dprl/sweep"
+	"github.com/dprl-project/dprl/dprl/sweep/sweeptest"
 )
 
-// runTinySweep writes spec as the checked-in spec of its name under the repository root root, runs every
-// shard into sweep.Dir(name) and merges; it returns the merged table.
-func runTinySweep(t *testing.T, root, spec string) *experiment.Table {
+// runTinySweep runs and merges spec under its name (sweeptest.Merge) and returns the merged table.
+func runTinySweep(t *testing.T, spec string) *experiment.Table {
 	t.Helper()
-	s, err := sweep.ParseSpec([]byte(spec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	specs := filepath.Join(root, "sweeps", "specs")
-	if err := os.MkdirAll(specs, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(specs, s.Name+".json"), s.Canonical(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := sweep.NewPlan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := sweep.Dir(s.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.RunLocal(sweep.RunOptions{Dir: dir, Workers: 2}); err != nil {
-		t.Fatal(err)
-	}
+	s := sweeptest.Merge(t, spec)
 	r, ok, err := sweep.Load(s.Name)
 	if !ok || err != nil {
 		t.Fatalf("load %s: %v %v", s.Name, ok, err)
@@ -57,9 +34,7 @@ var tinyProtocol = xie2019.Protocol{Trials: 3, TuneRuns: 1, Steps: []float64{0.0
 // claim recomputed from RowsFromSweep has the recorded interval. A protocol whose step grid differs from the
 // sweep's is refused; without the merged result the figure runs its default size.
 func TestFiguresFromFullSizeSweeps(t *testing.T) {
-	root := t.TempDir()
-	t.Setenv(sweep.RootEnv, root)
-	t.Setenv(sweep.SweepsEnv, "")
+	sweeptest.Root(t)
 	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
 	t.Setenv(experiment.QuickEnv, "")
 	const tiny = `"steps": [0.01, 0.1], "tune_runs": 1}, "seeds": {"first": 1, "count": 10}, "shard_size": 5`
@@ -77,7 +52,7 @@ func TestFiguresFromFullSizeSweeps(t *testing.T) {
 		{`{"name": "xie2019-fig4", "experiment": "xie2019/mspbe", "params": {"domain": "hiv", "n": [20, 40], "epsilons": [1, 2], "pool": 40, "public": 40, ` + tiny + `}`,
 			xie2019.Fig4, []string{"h"}, 1},
 	} {
-		table := runTinySweep(t, root, c.spec)
+		table := runTinySweep(t, c.spec)
 		rec := &report.Recorder{}
 		if err := c.section(rec, tinyProtocol); err != nil {
 			t.Fatal(err)
