@@ -158,19 +158,6 @@ func TestProgressConcurrentAdds(t *testing.T) {
 	}
 }
 
-func TestFormatDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		350 * time.Millisecond:   "0.35 s",
-		12400 * time.Millisecond: "12.4 s",
-		65 * time.Second:         "1m05s",
-		7620 * time.Second:       "2h07m",
-	} {
-		if got := FormatDuration(d); got != want {
-			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 func TestSlug(t *testing.T) {
 	for in, want := range map[string]string{
 		"":                              "figure",

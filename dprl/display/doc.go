@@ -20,7 +20,7 @@
 //   - ProgressText is "label 30/120 (25%) · 2.0 s elapsed · ETA 6.0 s" while running and
 //     "label 120/120 · done in 8.1 s" at the end; the ETA assumes a constant rate and is left out before any
 //     work is done or when the total is unknown.
-//   - FormatDuration prints "0.35 s", "12.4 s", "3m05s" or "2h07m".
+//   - durations print as report.FormatDuration writes them: "0.35 s", "12.4 s", "3m05s" or "2h07m".
 //
 // # Cells, analyses and explorers
 //

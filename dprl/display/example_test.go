@@ -32,15 +32,3 @@ func ExampleProgressText() {
 	// trials 120/120 · done in 8.1 s
 	// steps 7 · 1.0 s elapsed
 }
-
-// Durations for people.
-func ExampleFormatDuration() {
-	for _, d := range []time.Duration{350 * time.Millisecond, 12400 * time.Millisecond, 185 * time.Second, 127 * time.Minute} {
-		fmt.Println(display.FormatDuration(d))
-	}
-	// Output:
-	// 0.35 s
-	// 12.4 s
-	// 3m05s
-	// 2h07m
-}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/janpfeifer/gonb/gonbui"
 )
 
@@ -131,16 +132,16 @@ func ProgressText(label string, done, total int, elapsed time.Duration, finished
 		fmt.Fprintf(&b, "%d", done)
 	}
 	if finished {
-		fmt.Fprintf(&b, " · done in %s", FormatDuration(elapsed))
+		fmt.Fprintf(&b, " · done in %s", report.FormatDuration(elapsed))
 		return b.String()
 	}
 	if total > 0 {
 		fmt.Fprintf(&b, " (%.0f%%)", 100*float64(done)/float64(total))
 	}
-	fmt.Fprintf(&b, " · %s elapsed", FormatDuration(elapsed))
+	fmt.Fprintf(&b, " · %s elapsed", report.FormatDuration(elapsed))
 	if total > 0 && done > 0 && done < total {
 		eta := time.Duration(float64(elapsed) * float64(total-done) / float64(done))
-		fmt.Fprintf(&b, " · ETA %s", FormatDuration(eta))
+		fmt.Fprintf(&b, " · ETA %s", report.FormatDuration(eta))
 	}
 	return b.String()
 }
@@ -163,21 +164,4 @@ func textBar(done, total, width int) string {
 	}
 	k := int(math.Round(float64(width) * float64(max(min(done, total), 0)) / float64(total))) // a negative count draws empty
 	return "[" + strings.Repeat("#", k) + strings.Repeat(".", width-k) + "]"
-}
-
-// FormatDuration prints a duration for people: "0.35 s", "12.4 s", "3m05s", "2h07m".
-func FormatDuration(d time.Duration) string {
-	s := d.Seconds()
-	switch {
-	case s < 1:
-		return fmt.Sprintf("%.2f s", s)
-	case s < 60:
-		return fmt.Sprintf("%.1f s", s)
-	case s < 3600:
-		m := int(s) / 60
-		return fmt.Sprintf("%dm%02ds", m, int(s)-60*m)
-	default:
-		h := int(s) / 3600
-		return fmt.Sprintf("%dh%02dm", h, (int(s)-3600*h)/60)
-	}
 }

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/dprl-project/dprl/dprl/report"
 )
@@ -31,4 +32,16 @@ func ExampleRecorder() {
 	// Output:
 	// The mean of 4 numbers:
 	// 2.5 1 0 4
+}
+
+// Durations for people.
+func ExampleFormatDuration() {
+	for _, d := range []time.Duration{350 * time.Millisecond, 12400 * time.Millisecond, 185 * time.Second, 127 * time.Minute} {
+		fmt.Println(report.FormatDuration(d))
+	}
+	// Output:
+	// 0.35 s
+	// 12.4 s
+	// 3m05s
+	// 2h07m
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/display"
 	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
 	"github.com/dprl-project/dprl/kernels"
 )
@@ -69,17 +70,17 @@ func main() {
 			status = "FAILED"
 			failed++
 		}
-		fmt.Printf("%-6s %-50s %8s  %d images\n", status, filepath.Base(p), display.FormatDuration(rep.Duration), rep.Images)
+		fmt.Printf("%-6s %-50s %8s  %d images\n", status, filepath.Base(p), report.FormatDuration(rep.Duration), rep.Images)
 		if rep.Err != nil {
 			fmt.Printf("       %s\n", strings.ReplaceAll(rep.Err.Error(), "\n", "\n       "))
 		}
-		rows = append(rows, []string{filepath.Base(p), status, display.FormatDuration(rep.Duration),
+		rows = append(rows, []string{filepath.Base(p), status, report.FormatDuration(rep.Duration),
 			fmt.Sprint(rep.CodeCells), fmt.Sprint(rep.Images), rep.HTML})
 	}
 	fmt.Println()
 	fmt.Print(display.TableText([]string{"notebook", "status", "time", "code cells", "images", "report"}, rows))
 	total := time.Since(start)
-	fmt.Printf("total %s\n", display.FormatDuration(total))
+	fmt.Printf("total %s\n", report.FormatDuration(total))
 	index := filepath.Join(*out, "index.html")
 	if err := kernels.WriteIndex(index, reports, mode, total); err != nil {
 		fail(err)

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
@@ -338,7 +337,7 @@ func (a *Analysis) AuditBest(out report.Sink, eps float64, cfg audit.Config) err
 	}
 	out.Table([]string{"estimator", fmt.Sprintf("mean error at ε = %g", eps), "claimed ε", "δ", "audited ε ≥ (95%)", "FPR", "FNR", "runs", "time"},
 		[][]string{{best.String(), fmt.Sprintf("%.4f", bestErr), fmt.Sprint(eps), fmt.Sprint(a.Setup.Delta), fmt.Sprintf("%.3f", res.EpsilonLower),
-			fmt.Sprintf("%.3f", res.FPR), fmt.Sprintf("%.3f", res.FNR), fmt.Sprint(res.Runs), formatDuration(res.Elapsed)}})
+			fmt.Sprintf("%.3f", res.FPR), fmt.Sprintf("%.3f", res.FNR), fmt.Sprint(res.Runs), report.FormatDuration(res.Elapsed)}})
 	return nil
 }
 
@@ -391,22 +390,4 @@ func (a *Analysis) restore(name string) ([]Row, error) {
 	}
 	defer f.Close()
 	return ReadRows(f)
-}
-
-// formatDuration prints a duration for people, as the notebook's progress bars do: "0.35 s", "12.4 s",
-// "3m05s", "2h07m".
-func formatDuration(d time.Duration) string {
-	s := d.Seconds()
-	switch {
-	case s < 1:
-		return fmt.Sprintf("%.2f s", s)
-	case s < 60:
-		return fmt.Sprintf("%.1f s", s)
-	case s < 3600:
-		m := int(s) / 60
-		return fmt.Sprintf("%dm%02ds", m, int(s)-60*m)
-	default:
-		h := int(s) / 3600
-		return fmt.Sprintf("%dh%02dm", h, (int(s)-3600*h)/60)
-	}
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dprl-project/dprl/dprl/audit"
 	"github.com/dprl-project/dprl/dprl/report"
@@ -60,15 +59,6 @@ func TestBestAndNeededTable(t *testing.T) {
 	want := [][]string{{"1", "0.5", "1000", "100", "not run"}, {"1", "0.1", "> 1000", "> 1000", "not run"}} // GPOPE: every release failed
 	if len(got) != 2 || strings.Join(got[0], ",") != strings.Join(want[0], ",") || strings.Join(got[1], ",") != strings.Join(want[1], ",") {
 		t.Errorf("needed %v, want %v", got, want)
-	}
-}
-
-func TestFormatDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{350 * time.Millisecond: "0.35 s", 12400 * time.Millisecond: "12.4 s",
-		185 * time.Second: "3m05s", 2*time.Hour + 7*time.Minute: "2h07m"} {
-		if got := formatDuration(d); got != want {
-			t.Errorf("%v: %q, want %q", d, got, want)
-		}
 	}
 }
 

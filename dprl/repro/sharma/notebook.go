@@ -273,7 +273,7 @@ func Experiments(out report.Sink, cfg Config) error {
 	if err := writeJSON(privacyFile(), rows); err != nil {
 		return err
 	}
-	out.Markdown(fmt.Sprintf("Everything above: %s.", formatDuration(time.Since(start))))
+	out.Markdown(fmt.Sprintf("Everything above: %s.", report.FormatDuration(time.Since(start))))
 	return nil
 }
 
@@ -294,7 +294,7 @@ func buildSetups(out report.Sink, sizes []EnvSize) (map[string]*Setup, error) {
 		q := func(f float64) float64 { return quantile(r, f) }
 		rows = append(rows, []string{s.Env, fmt.Sprint(s.PerExpert), fmt.Sprint(st.Data.Transitions()), fmt.Sprint(st.Domain.DemoLen), fmt.Sprint(st.Data.MaxLen()),
 			fmt.Sprintf("%.4g", st.RandomReturn), fmt.Sprintf("%.4g", st.ExpertReturn),
-			fmt.Sprintf("%.4g / %.4g / %.4g", q(0.05), q(0.5), q(0.95)), formatDuration(time.Since(t0))})
+			fmt.Sprintf("%.4g / %.4g / %.4g", q(0.05), q(0.5), q(0.95)), report.FormatDuration(time.Since(t0))})
 	}
 	bar.Done()
 	out.Table([]string{"env", "N per expert", "transitions", "L (public bound)", "longest demonstration (data, display only)", "random return (0)", "best expert (1)",
@@ -315,7 +315,7 @@ func releaseThroughput(out report.Sink, cp *Setup) error {
 	}
 	el := time.Since(t0)
 	out.Markdown(fmt.Sprintf("DataRelease over all %d CartPole trajectories at m = 3000: %s, **%.0f trajectories/s** (%d prefix queries).",
-		len(cp.Data.Trajs), formatDuration(el), float64(len(cp.Data.Trajs))/el.Seconds(), rel.Queries))
+		len(cp.Data.Trajs), report.FormatDuration(el), float64(len(cp.Data.Trajs))/el.Seconds(), rel.Queries))
 	return nil
 }
 
@@ -445,22 +445,4 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, b, 0o644)
-}
-
-// formatDuration prints a duration for people, as the notebook display does: "0.35 s", "12.4 s", "3m05s",
-// "2h07m".
-func formatDuration(d time.Duration) string {
-	s := d.Seconds()
-	switch {
-	case s < 1:
-		return fmt.Sprintf("%.2f s", s)
-	case s < 60:
-		return fmt.Sprintf("%.1f s", s)
-	case s < 3600:
-		m := int(s) / 60
-		return fmt.Sprintf("%dm%02ds", m, int(s)-60*m)
-	default:
-		h := int(s) / 3600
-		return fmt.Sprintf("%dh%02dm", h, (int(s)-3600*h)/60)
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/dprl-project/dprl/dprl/display"
 	"github.com/dprl-project/dprl/dprl/figure"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/mechanisms"
@@ -59,6 +58,6 @@ func NoisePaths(out report.Sink, queries int) error {
 		p.At(0.5)
 	}
 	out.Markdown(fmt.Sprintf("%d new queries: %v (%.2g queries/s); %d repeats of one stored point: %v, all equal to the first answer: %v.",
-		n, display.FormatDuration(fresh), float64(n)/fresh.Seconds(), n, display.FormatDuration(time.Since(start)), p.At(0.5) == first))
+		n, report.FormatDuration(fresh), float64(n)/fresh.Seconds(), n, report.FormatDuration(time.Since(start)), p.At(0.5) == first))
 	return nil
 }
