@@ -7,6 +7,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/actorcritic"
 	"github.com/dprl-project/dprl/dprl/experiment"
+	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
 	"github.com/dprl-project/dprl/dprl/sweep"
 )
@@ -163,4 +164,27 @@ func loadQuiet(name string) (*sweep.Result, bool, error) {
 		return nil, false, nil
 	}
 	return sweep.Load(name)
+}
+
+// withReferences finds the merged full-size sweep name (repro.FullSize says which numbers follow) and, when it
+// is there, SweepFig2, whose Non-DP and random-policy runs are its references: the two must have run the same
+// seeds for the same episodes, and a missing SweepFig2 is an error, not a default-size run of the references.
+// Without name's result, ok is false and seeds and episodes are size's. what names the figure in the error.
+func withReferences(out report.Sink, name, what string, size Sizes) (full, refs *sweep.Result, ok bool, seeds seedSet, episodes int, err error) {
+	seeds, episodes = firstSeeds(size.Runs), size.Episodes
+	if full, ok, err = repro.FullSize(out, name); err != nil || !ok {
+		return nil, nil, false, seeds, episodes, err
+	}
+	refs, refsOK, err := repro.FullSize(out, SweepFig2)
+	if err != nil {
+		return nil, nil, false, seeds, episodes, err
+	}
+	if !refsOK {
+		return nil, nil, false, seeds, episodes, fmt.Errorf("seoyang2020: %s full size takes its Non-DP and random-policy references from %s, which is not merged: "+
+			"run it too (or remove %s's results to run the default size)", what, SweepFig2, name)
+	}
+	if seeds, episodes, err = sameRuns(full, refs); err != nil {
+		return nil, nil, false, seeds, episodes, err
+	}
+	return full, refs, true, seeds, episodes, nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/actorcritic"
 	"github.com/dprl-project/dprl/dprl/report"
-	"github.com/dprl-project/dprl/dprl/repro"
 	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
@@ -150,25 +149,9 @@ func PrivacyTable(rows []PrivacyRow) (header []string, cells [][]string) {
 // instead of running size; the privacy table lists Fig. 3's configurations as Fig3 ran them (SweepFig3's
 // grid when that sweep is merged).
 func RealEpsilon(out report.Sink, size Sizes) error {
-	full, ok, err := repro.FullSize(out, SweepRealEpsilon)
+	full, refs, ok, seeds, episodes, err := withReferences(out, SweepRealEpsilon, "the corrected variant's", size)
 	if err != nil {
 		return err
-	}
-	var refs *sweep.Result
-	seeds, episodes := firstSeeds(size.Runs), size.Episodes
-	if ok {
-		// Non-DP and the random policy are Fig. 2's runs.
-		var refsOK bool
-		if refs, refsOK, err = repro.FullSize(out, SweepFig2); err != nil {
-			return err
-		}
-		if !refsOK {
-			return fmt.Errorf("seoyang2020: the corrected variant's full size takes its Non-DP and random-policy references from %s, which is not merged: "+
-				"run it too (or remove %s's results to run the default size)", SweepFig2, SweepRealEpsilon)
-		}
-		if seeds, episodes, err = sameRuns(full, refs); err != nil {
-			return err
-		}
 	}
 	runs := len(seeds.seeds)
 	window := min(Window, episodes)

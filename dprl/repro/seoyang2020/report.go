@@ -442,25 +442,11 @@ func Fig2(out report.Sink, size Sizes) error {
 // domain, DP-Actor and DP-Critic at the smallest ε the paper calls stable. With the merged sweeps SweepFig3
 // and SweepFig2 present it shows their runs, on SweepFig3's grid of variants and ε, instead of running size.
 func Fig3(out report.Sink, size Sizes) error {
-	full, ok, err := repro.FullSize(out, SweepFig3)
+	full, refs, ok, seeds, episodes, err := withReferences(out, SweepFig3, "Fig. 3's", size)
 	if err != nil {
 		return err
 	}
-	var refs *sweep.Result
-	seeds, episodes := firstSeeds(size.Runs), size.Episodes
 	if ok {
-		// The Non-DP and random-policy references are Fig. 2's runs.
-		var refsOK bool
-		if refs, refsOK, err = repro.FullSize(out, SweepFig2); err != nil {
-			return err
-		}
-		if !refsOK {
-			return fmt.Errorf("seoyang2020: Fig. 3's full size takes its Non-DP and random-policy references from %s, which is not merged: "+
-				"run it too (or remove %s's results to run the default size)", SweepFig2, SweepFig3)
-		}
-		if seeds, episodes, err = sameRuns(full, refs); err != nil {
-			return err
-		}
 		if size, err = fig3Size(full); err != nil {
 			return err
 		}
