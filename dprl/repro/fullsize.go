@@ -49,3 +49,37 @@ func SeedRange(seeds []uint64) string {
 	}
 	return "∈ {" + strings.Join(parts, ", ") + "}"
 }
+
+// RunSeeds are the seeds behind a figure whose run s of every condition draws from rand.NewPCG(Base, s).
+type RunSeeds struct {
+	Base  uint64
+	Seeds []uint64 // in increasing order
+}
+
+// FirstRunSeeds is runs 0 … n − 1 from base: what a default size runs.
+func FirstRunSeeds(base uint64, n int) RunSeeds {
+	s := RunSeeds{Base: base, Seeds: make([]uint64, n)}
+	for i := range s.Seeds {
+		s.Seeds[i] = uint64(i)
+	}
+	return s
+}
+
+// SweepRunSeeds is the run seeds of the merged sweep r: its params.base_seed (def when the spec leaves it to
+// the experiment's default) and its seeds in increasing order.
+func SweepRunSeeds(r *sweep.Result, def uint64) (RunSeeds, error) {
+	b, err := SweepParam(r, "base_seed", strconv.FormatUint(def, 10))
+	if err != nil {
+		return RunSeeds{}, err
+	}
+	base, err := strconv.ParseUint(b, 10, 64)
+	if err != nil {
+		return RunSeeds{}, fmt.Errorf("repro: sweep %s: base_seed %s: %w", r.Spec.Name, b, err)
+	}
+	s := RunSeeds{Base: base, Seeds: r.Spec.Seeds.Values()}
+	slices.Sort(s.Seeds)
+	return s, nil
+}
+
+// Equal reports whether s and o are the same runs: the same base and the same seeds.
+func (s RunSeeds) Equal(o RunSeeds) bool { return s.Base == o.Base && slices.Equal(s.Seeds, o.Seeds) }

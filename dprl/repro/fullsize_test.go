@@ -3,6 +3,7 @@ package repro_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,5 +79,24 @@ func TestSeedRange(t *testing.T) {
 		if got := repro.SeedRange(c.seeds); got != c.want {
 			t.Errorf("SeedRange(%v) = %q, want %q", c.seeds, got, c.want)
 		}
+	}
+}
+
+func TestRunSeeds(t *testing.T) {
+	a := repro.FirstRunSeeds(2019, 3)
+	if a.Base != 2019 || !slices.Equal(a.Seeds, []uint64{0, 1, 2}) {
+		t.Errorf("FirstRunSeeds = %+v", a)
+	}
+	if !a.Equal(repro.RunSeeds{Base: 2019, Seeds: []uint64{0, 1, 2}}) || a.Equal(repro.FirstRunSeeds(2020, 3)) || a.Equal(repro.FirstRunSeeds(2019, 4)) {
+		t.Error("Equal")
+	}
+	sweeptest.Root(t)
+	sweeptest.Merge(t, `{"name": "seeded", "experiment": "repro/test-square", "params": {"base_seed": 7}, "grid": {"x": [1]}, "seeds": [5, 2, 9], "shard_size": 3}`)
+	r, _, err := sweep.Load("seeded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := repro.SweepRunSeeds(r, 1); err != nil || !s.Equal(repro.RunSeeds{Base: 7, Seeds: []uint64{2, 5, 9}}) {
+		t.Errorf("SweepRunSeeds = %+v, %v", s, err)
 	}
 }

@@ -73,71 +73,50 @@ func RunsFromSweep(t *experiment.Table) (*SweepRuns, error) {
 	return out, nil
 }
 
-// seedSet is the seeds of a figure's runs: run r of every condition draws from rand.NewPCG(base, r).
-type seedSet struct {
-	base  uint64
-	seeds []uint64
-}
-
-// firstSeeds is runs 0 … n − 1 from Seed, the default size's.
-func firstSeeds(n int) seedSet {
-	s := seedSet{base: Seed}
-	for i := range n {
-		s.seeds = append(s.seeds, uint64(i))
-	}
-	return s
-}
-
-// note lists the seeds and the band of every figure.
-func (s seedSet) note() string {
+// seedNote lists the seeds and the band of every figure.
+func seedNote(s repro.RunSeeds) string {
 	return fmt.Sprintf("Seeds: run r of every condition draws from rand.NewPCG(%d, r), r %s (%d seeds); curves are "+
-		"means over the seeds with 95%% Student-t confidence bands.", s.base, repro.SeedRange(s.seeds), len(s.seeds))
+		"means over the seeds with 95%% Student-t confidence bands.", s.Base, repro.SeedRange(s.Seeds), len(s.Seeds))
 }
 
 // sweepRuns is what the merged sweep r says about its runs: their seeds and episodes.
-func sweepRuns(r *sweep.Result) (seedSet, int, error) {
-	b, err := repro.SweepParam(r, "base_seed", strconv.Itoa(Seed))
+func sweepRuns(r *sweep.Result) (repro.RunSeeds, int, error) {
+	s, err := repro.SweepRunSeeds(r, Seed)
 	if err != nil {
-		return seedSet{}, 0, err
-	}
-	base, err := strconv.ParseUint(b, 10, 64)
-	if err != nil {
-		return seedSet{}, 0, fmt.Errorf("seoyang2020: sweep %s: base_seed %s: %w", r.Spec.Name, b, err)
+		return s, 0, err
 	}
 	e, err := repro.SweepParam(r, "episodes", "500")
 	if err != nil {
-		return seedSet{}, 0, err
+		return repro.RunSeeds{}, 0, err
 	}
 	episodes, err := strconv.Atoi(e)
 	if err != nil {
-		return seedSet{}, 0, fmt.Errorf("seoyang2020: sweep %s: episodes %s: %w", r.Spec.Name, e, err)
+		return repro.RunSeeds{}, 0, fmt.Errorf("seoyang2020: sweep %s: episodes %s: %w", r.Spec.Name, e, err)
 	}
-	s := seedSet{base: base, seeds: r.Spec.Seeds.Values()}
-	slices.Sort(s.seeds)
 	return s, episodes, nil
 }
 
 // sameRuns checks that the sweeps a and b ran the same seeds from the same base seed for as many episodes,
 // so that b's references stand beside a's runs as in the default run, and returns them.
-func sameRuns(a, b *sweep.Result) (seedSet, int, error) {
+func sameRuns(a, b *sweep.Result) (repro.RunSeeds, int, error) {
 	sa, ea, err := sweepRuns(a)
 	if err != nil {
-		return seedSet{}, 0, err
+		return repro.RunSeeds{}, 0, err
 	}
 	sb, eb, err := sweepRuns(b)
 	if err != nil {
-		return seedSet{}, 0, err
+		return repro.RunSeeds{}, 0, err
 	}
-	if sa.base != sb.base || !slices.Equal(sa.seeds, sb.seeds) || ea != eb {
-		return seedSet{}, 0, fmt.Errorf("seoyang2020: %s ran seeds %v from base %d for %d episodes, %s seeds %v from base %d for %d: "+
-			"its references must be the same runs", a.Spec.Name, sa.seeds, sa.base, ea, b.Spec.Name, sb.seeds, sb.base, eb)
+	if !sa.Equal(sb) || ea != eb {
+		return repro.RunSeeds{}, 0, fmt.Errorf("seoyang2020: %s ran seeds %v from base %d for %d episodes, %s seeds %v from base %d for %d: "+
+			"its references must be the same runs", a.Spec.Name, sa.Seeds, sa.Base, ea, b.Spec.Name, sb.Seeds, sb.Base, eb)
 	}
 	return sa, ea, nil
 }
 
 // condition reads one condition on domain d from the merged sweep r (want: further parameters it must have
 // run with) and checks it has the sweep's seeds and episodes.
-func condition(r *sweep.Result, d Domain, cond string, want map[string]string, seeds seedSet, episodes int) (*SweepRuns, error) {
+func condition(r *sweep.Result, d Domain, cond string, want map[string]string, seeds repro.RunSeeds, episodes int) (*SweepRuns, error) {
 	w := map[string]string{"domain": d.Name, "variant": cond}
 	for k, v := range want {
 		w[k] = v
@@ -150,9 +129,9 @@ func condition(r *sweep.Result, d Domain, cond string, want map[string]string, s
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Equal(runs.Seeds, seeds.seeds) || len(runs.Results[0].Returns) != episodes {
+	if !slices.Equal(runs.Seeds, seeds.Seeds) || len(runs.Results[0].Returns) != episodes {
 		return nil, fmt.Errorf("seoyang2020: sweep %s, %s on %s: seeds %v of %d episodes, the spec says %v of %d",
-			r.Spec.Name, cond, d.Name, runs.Seeds, len(runs.Results[0].Returns), seeds.seeds, episodes)
+			r.Spec.Name, cond, d.Name, runs.Seeds, len(runs.Results[0].Returns), seeds.Seeds, episodes)
 	}
 	return runs, nil
 }
@@ -170,8 +149,8 @@ func loadQuiet(name string) (*sweep.Result, bool, error) {
 // is there, SweepFig2, whose Non-DP and random-policy runs are its references: the two must have run the same
 // seeds for the same episodes, and a missing SweepFig2 is an error, not a default-size run of the references.
 // Without name's result, ok is false and seeds and episodes are size's. what names the figure in the error.
-func withReferences(out report.Sink, name, what string, size Sizes) (full, refs *sweep.Result, ok bool, seeds seedSet, episodes int, err error) {
-	seeds, episodes = firstSeeds(size.Runs), size.Episodes
+func withReferences(out report.Sink, name, what string, size Sizes) (full, refs *sweep.Result, ok bool, seeds repro.RunSeeds, episodes int, err error) {
+	seeds, episodes = repro.FirstRunSeeds(Seed, size.Runs), size.Episodes
 	if full, ok, err = repro.FullSize(out, name); err != nil || !ok {
 		return nil, nil, false, seeds, episodes, err
 	}

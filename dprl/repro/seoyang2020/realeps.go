@@ -153,7 +153,7 @@ func RealEpsilon(out report.Sink, size Sizes) error {
 	if err != nil {
 		return err
 	}
-	runs := len(seeds.seeds)
+	runs := len(seeds.Seeds)
 	window := min(Window, episodes)
 	// The privacy table lists what the notebook ran: Fig. 3's grid is its sweep's when that is merged.
 	psize := size
@@ -248,7 +248,7 @@ func RealEpsilon(out report.Sink, size Sizes) error {
 	if bar != nil {
 		bar.Done()
 	}
-	out.Markdown(seeds.note() + fmt.Sprintf(" Every corrected run made exactly %d·H noisy releases.", episodes))
+	out.Markdown(seedNote(seeds) + fmt.Sprintf(" Every corrected run made exactly %d·H noisy releases.", episodes))
 	out.Table([]string{"domain", "condition", fmt.Sprintf("last-%d return, mean [95%% CI]", window)}, rows)
 	return nil
 }

@@ -255,7 +255,7 @@ func (d Domain) fig2Run(runs, episodes int, bar experiment.Progress) (fig2Data, 
 
 // fig2FromSweep reads Fig. 2's conditions on d from the merged sweep SweepFig2, which must have run them
 // at ε = 10 per step with the cosine study.
-func (d Domain) fig2FromSweep(r *sweep.Result, seeds seedSet, episodes int) (fig2Data, error) {
+func (d Domain) fig2FromSweep(r *sweep.Result, seeds repro.RunSeeds, episodes int) (fig2Data, error) {
 	want := map[string]string{"epsilon": sweep.FormatValue(d.Base.Epsilon), "cosines": "true"}
 	read := func(cond string) (cosineRuns, error) {
 		runs, err := condition(r, d, cond, want, seeds, episodes)
@@ -302,7 +302,7 @@ func Fig2(out report.Sink, size Sizes) error {
 	if err != nil {
 		return err
 	}
-	seeds, episodes := firstSeeds(size.Runs), size.Episodes
+	seeds, episodes := repro.FirstRunSeeds(Seed, size.Runs), size.Episodes
 	var bar report.Bar
 	if ok {
 		if seeds, episodes, err = sweepRuns(full); err != nil {
@@ -311,7 +311,7 @@ func Fig2(out report.Sink, size Sizes) error {
 	} else {
 		bar = out.Bar("runs", len(Domains())*6*size.Runs)
 	}
-	runs := len(seeds.seeds)
+	runs := len(seeds.Seeds)
 	window := min(Window, episodes)
 	claimsFile := repro.ClaimsFile(Notebook)
 	for _, d := range Domains() {
@@ -329,7 +329,7 @@ func Fig2(out report.Sink, size Sizes) error {
 		if err := learningCurves(out, fmt.Sprintf("Fig. 2 — %s, ε = 10 per step (%d seeds)", d.Label, runs), names, results); err != nil {
 			return err
 		}
-		out.Markdown(seeds.note())
+		out.Markdown(seedNote(seeds))
 
 		var rows [][]string
 		var lasts, stds [][]float64
@@ -451,7 +451,7 @@ func Fig3(out report.Sink, size Sizes) error {
 			return err
 		}
 	}
-	runs := len(seeds.seeds)
+	runs := len(seeds.Seeds)
 	window := min(Window, episodes)
 	epsilons := size.Epsilons
 	if len(epsilons) == 0 {
@@ -569,7 +569,7 @@ func Fig3(out report.Sink, size Sizes) error {
 			return err
 		}
 		out.Markdown(fmt.Sprintf("%s Runs whose weights overflowed are drawn and tested at the lowest possible return (%.0f). "+
-			"Non-DP: %s, random policy: %s (last-%d return, mean [95%% CI]).", seeds.note(), float64(d.MaxSteps)*d.MinReward,
+			"Non-DP: %s, random policy: %s (last-%d return, mean [95%% CI]).", seedNote(seeds), float64(d.MaxSteps)*d.MinReward,
 			ci(non, "%.1f"), ci(rnd, "%.1f"), window))
 		out.Table([]string{"algorithm", "ε per step", fmt.Sprintf("last-%d return", window), "− 1.2 × Non-DP [95% CI]", "ours", "paper: stable",
 			"weights overflowed"}, rows)

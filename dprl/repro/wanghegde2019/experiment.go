@@ -9,6 +9,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/figure"
 	"github.com/dprl-project/dprl/dprl/fnq"
 	"github.com/dprl-project/dprl/dprl/report"
+	"github.com/dprl-project/dprl/dprl/repro"
 	"github.com/dprl-project/dprl/envs"
 )
 
@@ -127,7 +128,7 @@ type curve struct {
 
 // plotCurves draws the episode returns against samples (50 per episode) as the mean over seeds with a 95%
 // confidence band (Student t), and says which seeds they are.
-func plotCurves(out report.Sink, title string, seeds seedSet, cs ...curve) error {
+func plotCurves(out report.Sink, title string, seeds repro.RunSeeds, cs ...curve) error {
 	var series []figure.Series
 	for _, c := range cs {
 		xs := make([]float64, len(c.runs[0]))
@@ -143,7 +144,7 @@ func plotCurves(out report.Sink, title string, seeds seedSet, cs ...curve) error
 	if err := out.Figure(fig); err != nil {
 		return err
 	}
-	out.Markdown(seeds.caption())
+	out.Markdown(seedCaption(seeds))
 	return nil
 }
 

@@ -159,7 +159,7 @@ func Fig2(out report.Sink, p Protocol) error {
 			for _, i := range panel.which {
 				cs = append(cs, curve{per[r][i].Legend(), get(i)})
 			}
-			if err := plotCurves(out, fmt.Sprintf(panel.title, row.Epsilon), firstSeeds(p.Seeds), cs...); err != nil {
+			if err := plotCurves(out, fmt.Sprintf(panel.title, row.Epsilon), repro.FirstRunSeeds(Seed, p.Seeds), cs...); err != nil {
 				return err
 			}
 		}

@@ -2,7 +2,6 @@ package wanghegde2019
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 
 	"github.com/dprl-project/dprl/dprl/experiment"
@@ -57,53 +56,23 @@ func CurvesFromSweep(t *experiment.Table, column string) ([][]float64, error) {
 	return out, nil
 }
 
-// seedSet is the seeds behind a figure: seed s runs every setting from rand.NewPCG(base, s).
-type seedSet struct {
-	base  uint64
-	seeds []uint64
-}
-
-// firstSeeds is seeds 0 … n − 1 from Seed, the default size's.
-func firstSeeds(n int) seedSet {
-	s := seedSet{base: Seed}
-	for i := range n {
-		s.seeds = append(s.seeds, uint64(i))
-	}
-	return s
-}
-
-// caption lists the seeds behind a figure.
-func (s seedSet) caption() string {
+// seedCaption lists the seeds behind a figure.
+func seedCaption(s repro.RunSeeds) string {
 	return fmt.Sprintf("Mean over %d seeds with its 95%% confidence band (Student t); seed s %s runs every setting from rand.NewPCG(%d, s).",
-		len(s.seeds), repro.SeedRange(s.seeds), s.base)
-}
-
-// sweepSeeds is the seed set of a merged wanghegde2019/returns sweep.
-func sweepSeeds(r *sweep.Result) (seedSet, error) {
-	b, err := repro.SweepParam(r, "base_seed", strconv.FormatUint(Seed, 10))
-	if err != nil {
-		return seedSet{}, err
-	}
-	base, err := strconv.ParseUint(b, 10, 64)
-	if err != nil {
-		return seedSet{}, fmt.Errorf("wanghegde2019: sweep %s: base_seed %s: %w", r.Spec.Name, b, err)
-	}
-	s := seedSet{base: base, seeds: r.Spec.Seeds.Values()}
-	slices.Sort(s.seeds)
-	return s, nil
+		len(s.Seeds), repro.SeedRange(s.Seeds), s.Base)
 }
 
 // fig1Curves is Fig. 1's runs, [setting][seed][episode] in Fig1Settings' order, and their seeds: from the
 // merged full-size sweeps SweepFig1a and SweepFig1b when both are there (repro.FullSize says so on out),
 // else a run at the default size p. One sweep without the other is an error, not a silent default run.
-func fig1Curves(out report.Sink, settings []Setting, p Protocol) ([][][]float64, seedSet, error) {
+func fig1Curves(out report.Sink, settings []Setting, p Protocol) ([][][]float64, repro.RunSeeds, error) {
 	a, okA, err := repro.FullSize(out, SweepFig1a)
 	if err != nil {
-		return nil, seedSet{}, err
+		return nil, repro.RunSeeds{}, err
 	}
 	b, okB, err := repro.FullSize(out, SweepFig1b)
 	if err != nil {
-		return nil, seedSet{}, err
+		return nil, repro.RunSeeds{}, err
 	}
 	switch {
 	case okA && okB:
@@ -113,28 +82,28 @@ func fig1Curves(out report.Sink, settings []Setting, p Protocol) ([][][]float64,
 		if okB {
 			have, lack = lack, have
 		}
-		return nil, seedSet{}, fmt.Errorf("wanghegde2019: Fig. 1 draws on both %s and %s, and only %s is merged: run %s too "+
+		return nil, repro.RunSeeds{}, fmt.Errorf("wanghegde2019: Fig. 1 draws on both %s and %s, and only %s is merged: run %s too "+
 			"(or remove %s's results to run the default size)", SweepFig1a, SweepFig1b, have, lack, have)
 	}
 	res, err := runCurves(out, "Fig. 1", settings, p)
-	return res, firstSeeds(p.Seeds), err
+	return res, repro.FirstRunSeeds(Seed, p.Seeds), err
 }
 
 // fig1FromSweeps reads Fig. 1's curves from the two merged sweeps, which must share their seeds: every σ
 // of Fig1Sigmas reset every episode from a, σ = 0.4 reset every 10 episodes and never from b, and the
 // random policy from a's first σ.
-func fig1FromSweeps(a, b *sweep.Result) ([][][]float64, seedSet, error) {
-	sa, err := sweepSeeds(a)
+func fig1FromSweeps(a, b *sweep.Result) ([][][]float64, repro.RunSeeds, error) {
+	sa, err := repro.SweepRunSeeds(a, Seed)
 	if err != nil {
-		return nil, seedSet{}, err
+		return nil, repro.RunSeeds{}, err
 	}
-	sb, err := sweepSeeds(b)
+	sb, err := repro.SweepRunSeeds(b, Seed)
 	if err != nil {
-		return nil, seedSet{}, err
+		return nil, repro.RunSeeds{}, err
 	}
-	if sa.base != sb.base || !slices.Equal(sa.seeds, sb.seeds) {
-		return nil, seedSet{}, fmt.Errorf("wanghegde2019: Fig. 1 pairs its settings by seed, but %s ran seeds %v from base %d and %s seeds %v from base %d",
-			a.Spec.Name, sa.seeds, sa.base, b.Spec.Name, sb.seeds, sb.base)
+	if !sa.Equal(sb) {
+		return nil, repro.RunSeeds{}, fmt.Errorf("wanghegde2019: Fig. 1 pairs its settings by seed, but %s ran seeds %v from base %d and %s seeds %v from base %d",
+			a.Spec.Name, sa.Seeds, sa.Base, b.Spec.Name, sb.Seeds, sb.Base)
 	}
 	read := func(r *sweep.Result, sigma float64, reset int, column string) ([][]float64, error) {
 		t, err := repro.SweepCell(r, map[string]string{"sigma": sweep.FormatValue(sigma), "reset_every": strconv.Itoa(reset)})
@@ -147,26 +116,26 @@ func fig1FromSweeps(a, b *sweep.Result) ([][][]float64, seedSet, error) {
 	for _, sigma := range Fig1Sigmas {
 		c, err := read(a, sigma, 1, ReturnColumn)
 		if err != nil {
-			return nil, seedSet{}, err
+			return nil, repro.RunSeeds{}, err
 		}
 		res = append(res, c)
 	}
 	for _, reset := range []int{10, -1} {
 		c, err := read(b, 0.4, reset, ReturnColumn)
 		if err != nil {
-			return nil, seedSet{}, err
+			return nil, repro.RunSeeds{}, err
 		}
 		res = append(res, c)
 	}
 	rnd, err := read(a, Fig1Sigmas[0], 1, RandomReturnColumn)
 	if err != nil {
-		return nil, seedSet{}, err
+		return nil, repro.RunSeeds{}, err
 	}
 	res = append(res, rnd)
 	for i, c := range res {
-		if len(c) != len(sa.seeds) || len(c[0]) != len(res[0][0]) {
-			return nil, seedSet{}, fmt.Errorf("wanghegde2019: Fig. 1 setting %d from the sweeps has %d seeds of %d episodes, want %d of %d",
-				i, len(c), len(c[0]), len(sa.seeds), len(res[0][0]))
+		if len(c) != len(sa.Seeds) || len(c[0]) != len(res[0][0]) {
+			return nil, repro.RunSeeds{}, fmt.Errorf("wanghegde2019: Fig. 1 setting %d from the sweeps has %d seeds of %d episodes, want %d of %d",
+				i, len(c), len(c[0]), len(sa.Seeds), len(res[0][0]))
 		}
 	}
 	return res, sa, nil

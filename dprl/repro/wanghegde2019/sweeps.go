@@ -7,6 +7,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/figure"
 	"github.com/dprl-project/dprl/dprl/fnq"
 	"github.com/dprl-project/dprl/dprl/report"
+	"github.com/dprl-project/dprl/dprl/repro"
 )
 
 // sweepPoint is Algorithm 1's calibration at one point of a sweep: the published one (Theorem 5's σ at the
@@ -204,7 +205,7 @@ func EpsilonDeltaSweeps(out report.Sink, p Protocol) error {
 	if err := out.Figure(fig); err != nil {
 		return err
 	}
-	out.Markdown(firstSeeds(p.Seeds).caption())
+	out.Markdown(seedCaption(repro.FirstRunSeeds(Seed, p.Seeds)))
 	PrivacyTable(out, settings)
 	return nil
 }
