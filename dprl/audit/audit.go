@@ -87,10 +87,8 @@ const MaxRuns = 1 << 22
 
 const check param.Checker = "audit"
 
-// Run audits p: 2·Runs runs per input (streams fixed by Seed and the run number, so the result does not
-// depend on the number of workers); the first Runs of each choose the threshold and direction that maximise
-// the point estimate, the others measure the rates.
-func Run(p Procedure, cfg Config, progress Progress) (*Result, error) {
+// checkConfig fills the default confidence and checks cfg.
+func checkConfig(cfg *Config, p Procedure) error {
 	if cfg.Confidence == 0 {
 		cfg.Confidence = 0.95
 	}
@@ -100,10 +98,20 @@ func Run(p Procedure, cfg Config, progress Progress) (*Result, error) {
 		check.In("Confidence", cfg.Confidence, param.OpenUnit),
 		check.AtLeast("Workers", cfg.Workers, 0),
 	); err != nil {
-		return nil, err
+		return err
 	}
 	if p.Run == nil {
-		return nil, check.Missing("Run", fmt.Sprintf("a function (Procedure %q has none)", p.Name))
+		return check.Missing("Run", fmt.Sprintf("a function (Procedure %q has none)", p.Name))
+	}
+	return nil
+}
+
+// Run audits p: 2·Runs runs per input (streams fixed by Seed and the run number, so the result does not
+// depend on the number of workers); the first Runs of each choose the threshold and direction that maximise
+// the point estimate, the others measure the rates.
+func Run(p Procedure, cfg Config, progress Progress) (*Result, error) {
+	if err := checkConfig(&cfg, p); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	n := cfg.Runs

@@ -88,25 +88,6 @@ func muLowerBound(fp, n0, fn, n1 int, conf float64) float64 {
 	return math.Max(0, MuFromRates(fpHi, fnHi))
 }
 
-// checkConfig fills the default confidence and checks cfg.
-func checkConfig(cfg *Config, p Procedure) error {
-	if cfg.Confidence == 0 {
-		cfg.Confidence = 0.95
-	}
-	if err := param.First(
-		check.Int("Runs", cfg.Runs, 10, MaxRuns),
-		check.In("Delta", cfg.Delta, param.Interval{Lo: 0, Hi: 1, LoClosed: true}),
-		check.In("Confidence", cfg.Confidence, param.OpenUnit),
-		check.AtLeast("Workers", cfg.Workers, 0),
-	); err != nil {
-		return err
-	}
-	if p.Run == nil {
-		return check.Missing("Run", fmt.Sprintf("a function (Procedure %q has none)", p.Name))
-	}
-	return nil
-}
-
 // RunTight audits p with 2·Runs runs per input (the same streams as Run: the first Runs of each input choose
 // the thresholds, the others measure): a lower confidence bound on its GDP parameter μ, the ε(δ) that μ gives
 // for Gaussian-shaped procedures, and the assumption-free (ε, δ) bound.
