@@ -20,6 +20,13 @@ import (
 func LSWAuditProblem() (*policyeval.Problem, [2]*envs.Dataset) {
 	const m = 200
 	p := &policyeval.Problem{Phi: mat.NewDense(2, 2, []float64{1, 0, 0, 1}), Rho: []float64{0.5, 0.5}, FMax: 1, FRange: 1}
+	return p, oneVisitPair(m)
+}
+
+// oneVisitPair is the neighbouring pair of the audits: m one-step trajectories over two tabular states, m − 1
+// of them starting in state 1 with reward ½ and exactly one, the one the neighbours replace, in state 0 with
+// reward 0 (input 0) or 1 (input 1).
+func oneVisitPair(m int) [2]*envs.Dataset {
 	var ds [2]*envs.Dataset
 	for nb := range 2 {
 		d := &envs.Dataset{ObsDim: 1, NumActions: 1, Trajectories: make([]envs.Trajectory, m)}
@@ -32,7 +39,7 @@ func LSWAuditProblem() (*policyeval.Problem, [2]*envs.Dataset) {
 		}
 		ds[nb] = d
 	}
-	return p, ds
+	return ds
 }
 
 // DPLSWCase audits DP-LSW (Lemma 1 constants) on LSWAuditProblem at (eps, 1e−5); the statistic is the

@@ -8,7 +8,6 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/audit"
 	"github.com/dprl-project/dprl/dprl/policyeval"
-	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
 )
 
@@ -35,15 +34,7 @@ const (
 func LSLAuditProblem() (*policyeval.Problem, [2]*policyeval.Signature, error) {
 	p := &policyeval.Problem{Phi: mat.NewDense(2, 2, []float64{1, 0, 0, 1}), Rho: []float64{0.9, 0.1}, FMax: 1, FRange: 1}
 	var sigs [2]*policyeval.Signature
-	for nb := range 2 {
-		d := &envs.Dataset{ObsDim: 1, NumActions: 1, Trajectories: make([]envs.Trajectory, lslM)}
-		for i := range lslM {
-			st := envs.TrajStep{Obs: []float64{1}, Reward: 0.5, NextObs: []float64{1}, Terminated: true, Prob: 1}
-			if i == 0 {
-				st.Obs, st.Reward = []float64{0}, float64(nb)
-			}
-			d.Trajectories[i] = envs.Trajectory{Expert: 0, Steps: []envs.TrajStep{st}}
-		}
+	for nb, d := range oneVisitPair(lslM) {
 		s, err := policyeval.NewSignature(d, 2, 1, func(obs []float64) int { return int(obs[0]) })
 		if err != nil {
 			return nil, sigs, err
