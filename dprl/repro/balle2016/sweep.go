@@ -9,6 +9,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/dprl/policyeval"
+	"github.com/dprl-project/dprl/dprl/repro"
 	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
@@ -222,10 +223,6 @@ func checkSweepConfig(s *sweep.Spec) error {
 // noise draw from the stream PCG(s, m).
 func sweepSeeds(trials int, seeds []uint64) string {
 	slices.Sort(seeds)
-	list := fmt.Sprint(seeds)
-	if n := len(seeds); n > 2 && seeds[n-1]-seeds[0] == uint64(n-1) {
-		list = fmt.Sprintf("%d, …, %d", seeds[0], seeds[n-1])
-	}
 	return fmt.Sprintf("Bands: 95%% confidence interval of the mean over the sweep's %d seeds (Student t); seed s draws its batch of m "+
-		"trajectories and its noise from the stream PCG(s, m), s = %s.", trials, list)
+		"trajectories and its noise from the stream PCG(s, m), s %s.", trials, repro.SeedRange(seeds))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/dprl/report"
+	"github.com/dprl-project/dprl/dprl/repro"
 	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
@@ -216,10 +217,6 @@ func checkSweepConfig(s *sweep.Spec, p Protocol) error {
 // smallest seed s, which runs one trial drawing from rand.NewPCG(s, 0).
 func sweepSeedsNote(trials int, seeds []uint64) string {
 	slices.Sort(seeds)
-	list := fmt.Sprint(seeds)
-	if n := len(seeds); n > 2 && seeds[n-1]-seeds[0] == uint64(n-1) {
-		list = fmt.Sprintf("%d…%d", seeds[0], seeds[n-1])
-	}
-	return fmt.Sprintf("Bands: 95%% Student-t intervals of the mean over the sweep's %d trials; the trial of seed s draws from rand.NewPCG(s, 0), s = %s, "+
-		"after the public step-size tuning with seed %d (the notebook's).", trials, list, Seed)
+	return fmt.Sprintf("Bands: 95%% Student-t intervals of the mean over the sweep's %d trials; the trial of seed s draws from rand.NewPCG(s, 0), s %s, "+
+		"after the public step-size tuning with seed %d (the notebook's).", trials, repro.SeedRange(seeds), Seed)
 }
