@@ -49,7 +49,7 @@ bench: crosscheck-venv
 
 ## fuzz: run every fuzz target for FUZZTIME (seed corpora under each package's testdata/fuzz)
 FUZZTIME ?= 15s
-FUZZ_TARGETS := ./envs:FuzzReadCSV ./envs:FuzzReadJSON ./mechanisms:FuzzPLDParams ./mechanisms:FuzzRDPParams
+FUZZ_TARGETS := ./trajectory:FuzzReadCSV ./trajectory:FuzzReadJSON ./mechanisms:FuzzPLDParams ./mechanisms:FuzzRDPParams
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t##*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s || exit 1; \

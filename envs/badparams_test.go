@@ -28,6 +28,7 @@ func TestBadParametersAreErrors(t *testing.T) {
 		"time limit":          {func() error { return reset(tl) }, "MaxSteps = 0"},
 		"constant table n":    {func() error { _, err := ConstantTable(-1, 1); return err }, "n = -1"},
 		"constant table prob": {func() error { _, err := ConstantTable(2, math.NaN(), 1); return err }, "probs[0] = NaN"},
+		"table policy prob":   {func() error { _, err := NewTablePolicy([][]float64{{1.5, -0.5}}); return err }, "p[0][1] = -0.5"},
 		"collect nil env":     {func() error { _, err := Collect(nil, Uniform{N: 2}, 1, rand.NewPCG(1, 1), 0); return err }, "env is missing"},
 		"fourier order":       {func() error { _, err := NewFourier(1000, make([]float64, 6), []float64{1, 1, 1, 1, 1, 1}); return err }, "order = 1000"},
 		"check env nil":       {func() error { return CheckEnv(nil, 1, 1) }, "newEnv is missing"},
@@ -41,21 +42,5 @@ func TestBadParametersAreErrors(t *testing.T) {
 	}
 	if err := reset(NewCartPole(CartPoleParams{})); err != nil {
 		t.Errorf("defaults rejected: %v", err)
-	}
-}
-
-// TestFirstVisitReturnsNamesItsArguments: numStates = 0 used to print the range "[0, -1]".
-func TestFirstVisitReturnsNamesItsArguments(t *testing.T) {
-	d := &Dataset{ObsDim: 1, NumActions: 1, Trajectories: []Trajectory{{Steps: []TrajStep{{Obs: []float64{3}, NextObs: []float64{0}}}}}}
-	idx := func(o []float64) int { return int(o[0]) }
-	for want, err := range map[string]error{
-		"numStates = 0 is outside the allowed range [1,":                        func() error { _, _, err := d.FirstVisitReturns(0.9, 0, idx); return err }(),
-		"index(obs) = 3 is outside the allowed range [0, numStates−1] = [0, 1]": func() error { _, _, err := d.FirstVisitReturns(0.9, 2, idx); return err }(),
-		"index is missing": func() error { _, _, err := d.FirstVisitReturns(0.9, 2, nil); return err }(),
-		"p[0][1] = -0.5":   func() error { _, err := NewTablePolicy([][]float64{{1.5, -0.5}}); return err }(),
-	} {
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%v, want %q", err, want)
-		}
 	}
 }

@@ -1,7 +1,7 @@
 // Package envs provides the environments that the five papers of dprl run on, behind one Gymnasium-style
 // contract, together with a conformance checker, feature maps, policies that report their action
-// probabilities, trajectory datasets with strict CSV and JSON readers, and exact solutions of the tabular
-// models.
+// probabilities, Collect, which records trajectories (package trajectory) under a policy, and exact solutions
+// of the tabular models.
 //
 // # The contract
 //
@@ -60,23 +60,20 @@
 //
 // # Features and policies
 //
-// Features map an observation to a vector: TabularFeatures (one-hot), Aggregation (blocks of consecutive
-// states: Balle et al. aggregate pairs of the chain into 20 features) and Fourier, the Fourier basis of
-// Konidaris, Osentoski & Thomas (2011), φ_c(s) = cos(π c·s̄) over c ∈ {0, …, n}^d on the observation scaled
-// to [0, 1]^d ((n + 1)^d features, at most MaxFourierFeatures). A Policy reports π(·|s), which importance
-// ratios π(a|s)/b(a|s) and expert counts need: TablePolicy, Uniform, Greedy (ε-greedy on action values),
-// Softmax, and MixMin, which gives the greedy action 1 − (|A| − 1)·p_min and every other action p_min
+// Feature maps (trajectory.Features) turn an observation into a vector: TabularFeatures (one-hot),
+// Aggregation (blocks of consecutive states: Balle et al. aggregate pairs of the chain into 20 features) and
+// Fourier, the Fourier basis of Konidaris, Osentoski & Thomas (2011), φ_c(s) = cos(π c·s̄) over
+// c ∈ {0, …, n}^d on the observation scaled to [0, 1]^d ((n + 1)^d features, at most MaxFourierFeatures).
+// Policies (trajectory.Policy) report π(·|s), which importance ratios π(a|s)/b(a|s) and expert counts need:
+// TablePolicy, Uniform, Greedy (ε-greedy on action values), Softmax, and MixMin, which gives the greedy
+// action 1 − (|A| − 1)·p_min and every other action p_min
 // (Sharma et al.'s mixing of expert policies).
 //
-// # Datasets
+// # Collecting data
 //
-// A Dataset holds trajectories with each step's observation, action, reward, next observation, flags and
-// behaviour probability. Collect records one under a policy. WriteCSV/ReadCSV and WriteJSON/ReadJSON store
-// it; the readers check every field (integers where integers belong, finite numbers, actions in range,
-// probabilities in [0, 1], flags only on a trajectory's last step, Σ|reward| ≤ MaxRewardMass so no
-// estimator overflows) and report a *DataError naming the line, column or JSON path, the value and what is
-// allowed. FirstVisitReturns computes Balle et al.'s first-visit statistics: for each state the number n_s
-// of trajectories that visit it and the average of the discounted returns from the first visit.
+// Collect records episodes of an environment under a policy as trajectory.Trajectory values: every step's
+// observation, action, reward, next observation, flags and the behaviour probability of the action taken.
+// The data format, its files and its checks live in package trajectory, which does not import envs.
 //
 // # Exact solutions
 //

@@ -11,6 +11,8 @@ import (
 	"sort"
 )
 
+const check param.Checker = "envs"
+
 // Box is a product of closed intervals [Low[i], High[i]] (±Inf allowed).
 type Box struct {
 	Low, High []float64

@@ -39,6 +39,9 @@ func (m *Model) Add(s, a, next int, p, r float64) {
 	m.T[s][a] = append(m.T[s][a], Transition{Next: next, Prob: p, Reward: r})
 }
 
+// IsTerminal says whether state s is terminal.
+func (m *Model) IsTerminal(s int) bool { return m.Terminal[s] }
+
 // checkPolicy validates a policy table pi[s][a] of action probabilities.
 func (m *Model) checkPolicy(pi [][]float64) error {
 	if len(pi) != m.NumStates {

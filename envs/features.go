@@ -2,18 +2,11 @@ package envs
 
 import (
 	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/trajectory"
 
 	"fmt"
 	"math"
 )
-
-// Features maps an observation to a feature vector.
-type Features interface {
-	// Dim is the number of features.
-	Dim() int
-	// Into writes the features of obs into dst (len Dim()) and returns it; no allocation.
-	Into(dst, obs []float64) []float64
-}
 
 // TabularFeatures is the one-hot encoding of a finite state set: feature s is 1 in state s.
 type TabularFeatures struct {
@@ -168,7 +161,7 @@ func MountainCarFourier(order int) *Fourier {
 }
 
 // FeatureMatrix returns the features of the states 0 … n−1 of a tabular environment as rows (n × Dim).
-func FeatureMatrix(f Features, n int) [][]float64 {
+func FeatureMatrix(f trajectory.Features, n int) [][]float64 {
 	out := make([][]float64, n)
 	for s := range out {
 		out[s] = f.Into(make([]float64, f.Dim()), []float64{float64(s)})

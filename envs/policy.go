@@ -2,23 +2,15 @@ package envs
 
 import (
 	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/trajectory"
 
 	"fmt"
 	"math"
 	"math/rand/v2"
 )
 
-// Policy is a stochastic policy over a finite action set that can report its action probabilities (for
-// importance ratios π(a|s)/b(a|s) and for counting how many experts would take an action).
-type Policy interface {
-	// NumActions is the size of the action set.
-	NumActions() int
-	// Probs writes π(·|obs) into dst (len NumActions) and returns it.
-	Probs(dst, obs []float64) []float64
-}
-
 // Act samples an action from p at obs using rng; scratch (len NumActions, may be nil) avoids an allocation.
-func Act(p Policy, obs []float64, rng *rand.Rand, scratch []float64) int {
+func Act(p trajectory.Policy, obs []float64, rng *rand.Rand, scratch []float64) int {
 	if len(scratch) < p.NumActions() {
 		scratch = make([]float64, p.NumActions())
 	}
@@ -177,7 +169,7 @@ func (s *Softmax) Probs(dst, obs []float64) []float64 {
 // 1 − (|A|−1)·pMin and the others pMin (Sharma et al.'s p_min mixing of expert policies). base must be
 // deterministic (one action with probability 1); pMin must be in [0, 1/|A|].
 type MixMin struct {
-	Base Policy
+	Base trajectory.Policy
 	PMin float64
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // check rejects values on behalf of this package.
@@ -154,7 +155,7 @@ func PublishedSigma(eps, delta float64) float64 {
 
 // Run runs Off-PAC on env with state features feats for cfg.Episodes episodes. A panic in env or feats (a
 // feature map too small for the environment's observations, say) is returned as an error.
-func Run(env envs.Env, feats envs.Features, cfg Config) (res *Result, err error) {
+func Run(env envs.Env, feats trajectory.Features, cfg Config) (res *Result, err error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/trajectory"
 	"gonum.org/v1/gonum/stat"
 )
 
@@ -41,7 +42,7 @@ func TestGTDLambdaFixedPoint(t *testing.T) {
 
 // criticAfter runs cfg and returns the average of the critic's weights over the second half of the
 // episodes (Polyak averaging: the fixed point of a constant-step iteration, without its noise).
-func criticAfter(t *testing.T, env envs.Env, feats envs.Features, cfg Config) []float64 {
+func criticAfter(t *testing.T, env envs.Env, feats trajectory.Features, cfg Config) []float64 {
 	t.Helper()
 	avg := make([]float64, feats.Dim())
 	ep := 0

@@ -5,7 +5,7 @@
 //
 // # Off-PAC
 //
-// Features are linear: the critic's value is v·x(s) for any feature map x (envs.Features); the actor's
+// Features are linear: the critic's value is v·x(s) for any feature map x (trajectory.Features); the actor's
 // preference for action a is u·x(s, a), where x(s, a) places x(s) in the block of action a, and the target
 // policy π_u is the softmax of the preferences, so ∇_u log π_u(a|s) = x(s, a) − Σ_b π_u(b|s)·x(s, b). The
 // paper's experiments use one-hot states (envs.TabularFeatures). Each step, with TD error

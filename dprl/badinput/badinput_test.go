@@ -32,6 +32,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/repro/xie2019"
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // row is one bad-input case: call must return an error whose message contains param (the parameter's name
@@ -508,7 +509,7 @@ func table(t *testing.T) []row {
 		}},
 		row{"CheckEnv/newEnv=nil", "newEnv", "", func() error { return envs.CheckEnv(nil, 1, 10) }},
 		row{"Dataset.FirstVisitReturns/gamma=2", "gamma", "2", func() error {
-			d := &envs.Dataset{ObsDim: 1, NumActions: 1, Trajectories: []envs.Trajectory{{Steps: []envs.TrajStep{{Obs: []float64{0}, NextObs: []float64{0}}}}}}
+			d := &trajectory.Dataset{ObsDim: 1, NumActions: 1, Trajectories: []trajectory.Trajectory{{Steps: []trajectory.Step{{Obs: []float64{0}, NextObs: []float64{0}}}}}}
 			_, _, err := d.FirstVisitReturns(2, 1, func([]float64) int { return 0 })
 			return err
 		}},
@@ -518,7 +519,7 @@ func table(t *testing.T) []row {
 	head := "trajectory,expert,t,obs_0,action,reward,next_obs_0,terminated,truncated,prob\n"
 	good := "0,0,0,3,1,0.5,4,0,0,0.5\n"
 	csvRow := func(name, field, value, text string) row {
-		return row{"ReadCSV/" + name, field, value, func() error { return rel(envs.ReadCSV(strings.NewReader(head+text), 2)) }}
+		return row{"ReadCSV/" + name, field, value, func() error { return rel(trajectory.ReadCSV(strings.NewReader(head+text), 2)) }}
 	}
 	add(csvRow("t=0.9", "t", "0.9", good+"0,0,0.9,4,1,0,5,0,0,0.5\n"),
 		csvRow("trajectory=-0.5", "trajectory", "-0.5", "-0.5,0,0,3,1,0,4,0,0,0.5\n"),
@@ -534,11 +535,11 @@ func table(t *testing.T) []row {
 		csvRow("t skips", "t", "2", good+"0,0,2,3,1,0,4,0,0,0.5\n"),
 		csvRow("duplicate trajectory", "trajectory", "0", good+"1,0,0,3,1,0,4,0,0,0.5\n0,0,1,3,1,0,4,0,0,0.5\n"),
 		csvRow("empty file", "header", "", ""),
-		row{"ReadCSV/numActions=0", "numActions", "0", func() error { return rel(envs.ReadCSV(strings.NewReader(head+good), 0)) }},
+		row{"ReadCSV/numActions=0", "numActions", "0", func() error { return rel(trajectory.ReadCSV(strings.NewReader(head+good), 0)) }},
 	)
 	js := `{"obs_dim": 1, "num_actions": 2, "trajectories": [{"expert": 0, "steps": [{"obs": [1], "action": 0, "reward": 0.5, "next_obs": [2]}]}]}`
 	jsonRow := func(name, field, value, text string) row {
-		return row{"ReadJSON/" + name, field, value, func() error { return rel(envs.ReadJSON(strings.NewReader(text))) }}
+		return row{"ReadJSON/" + name, field, value, func() error { return rel(trajectory.ReadJSON(strings.NewReader(text))) }}
 	}
 	add(jsonRow("trailing garbage", "data after the dataset", "", js+" garbage"),
 		jsonRow("second dataset", "data after the dataset", "", js+js),
@@ -631,7 +632,7 @@ func table(t *testing.T) []row {
 	must(err)
 	tr, err := envs.Collect(chain, half, 30, rand.NewPCG(1, 2), 0)
 	must(err)
-	data := &envs.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}
+	data := &trajectory.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}
 	setup := func() *adhoc.Setup {
 		phi := mat.NewDense(39, 20, nil)
 		rho := make([]float64, 39)
@@ -709,6 +710,7 @@ func table(t *testing.T) []row {
 			return rel(policyeval.GPOPESigma(policyeval.AccountingPoisson, 100, -1, 1, 1e-5, 1, nil))
 		}},
 		row{"policyeval.LambdaSchedule/c=-1", "c", "-1", func() error { return rel(policyeval.LambdaSchedule(prob, -1, 10)) }},
+		row{"policyeval.ModelMoments/m=nil", "m", "", func() error { return rel(policyeval.ModelMoments(nil, nil, prob.Phi, 0.9)) }},
 	)
 	xc, err := xie2019.Chain()
 	must(err)

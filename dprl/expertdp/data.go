@@ -6,6 +6,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // Traj is one demonstration: states s_1 … s_{n+1}, actions a_1 … a_n and rewards, from one expert.
@@ -109,7 +110,7 @@ func checkPMin(p float64, actions int) error {
 	return nil
 }
 
-func rollouts(env envs.Env, pol envs.Policy, n int, rng *rand.Rand, expert int) ([]Traj, error) {
+func rollouts(env envs.Env, pol trajectory.Policy, n int, rng *rand.Rand, expert int) ([]Traj, error) {
 	probs := make([]float64, env.NumActions())
 	out := make([]Traj, n)
 	for k := range out {

@@ -11,6 +11,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // Axis is one environment parameter varied between experts, with its grid of values (Sharma et al.,
@@ -226,7 +227,7 @@ func (e *Experts) actAll(obs []float64, n int, dst []int, sc *actScratch) {
 }
 
 // MixedPolicy is expert i with p_min mixing: the greedy action gets 1 − (|A|−1)·pMin, every other pMin.
-func (e *Experts) MixedPolicy(i int, pMin float64) envs.Policy {
+func (e *Experts) MixedPolicy(i int, pMin float64) trajectory.Policy {
 	return envs.MixMin{Base: greedyPolicy{e, i}, PMin: pMin}
 }
 

@@ -4,6 +4,10 @@
 // (GPOPE) of Xie, Thomas & Miklau (2019) with its accountants; the non-private baselines LSTD and WIS-LSTD;
 // and the metrics that compare estimates with exact values (RMSE, empirical risk, MSPBE).
 //
+// The estimators read package trajectory's datasets (as read from CSV or JSON) through its Policy and
+// Features maps, and exact models through the TabularModel interface (envs.Model is one): the package imports
+// no simulator, so an estimate from a file compiles no environment.
+//
 // # Neighbouring relation
 //
 // Both papers protect trajectories: two datasets of m trajectories are neighbours when they differ in one

@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // balleChain is the tests' fixture: Balle et al.'s 40-state chain (envs.BalleChainParams) without its
@@ -54,6 +55,6 @@ func (b *balleChain) Batch(m int, src rand.Source) (*Signature, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewSignature(&envs.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}, b.States, b.Gamma,
+	return NewSignature(&trajectory.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}, b.States, b.Gamma,
 		func(o []float64) int { return int(o[0]) })
 }

@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dprl-project/dprl/dprl/param"
-	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // FeatureTrajectory is a trajectory seen through features and importance ratios: Phi[t] = φ(s_t) for
@@ -24,7 +24,7 @@ type FeatureTrajectory struct {
 
 // Featurize converts trajectories with recorded behaviour probabilities into feature trajectories for the
 // target policy target (nil: on-policy, ρ = 1).
-func Featurize(trajs []envs.Trajectory, feats envs.Features, target envs.Policy) ([]FeatureTrajectory, error) {
+func Featurize(trajs []trajectory.Trajectory, feats trajectory.Features, target trajectory.Policy) ([]FeatureTrajectory, error) {
 	if feats == nil {
 		return nil, check.Missing("feats", "a feature map")
 	}
@@ -103,9 +103,24 @@ func SampleMoments(trajs []FeatureTrajectory, gamma float64) (*Moments, error) {
 	return &Moments{A: A, B: b, C: C}, nil
 }
 
+// TabularModel is a finite MDP with known dynamics as ModelMoments reads it; *envs.Model is one.
+type TabularModel interface {
+	// PolicyMatrices returns the state-transition matrix P_π under the policy table pi (rows of terminal
+	// states zero) and the expected one-step rewards r_π.
+	PolicyMatrices(pi [][]float64) (*mat.Dense, []float64, error)
+	// StateDistribution returns the expected visits to each state before termination under pi, discounted
+	// by gamma and normalised (terminal states 0).
+	StateDistribution(pi [][]float64, gamma float64) ([]float64, error)
+	// IsTerminal says whether state s is terminal (its value and features are 0).
+	IsTerminal(s int) bool
+}
+
 // ModelMoments computes the exact on-policy moments of a tabular model under policy pi with state features
 // phi (rows), weighting states by the undiscounted on-policy state distribution.
-func ModelMoments(m *envs.Model, pi [][]float64, phi *mat.Dense, gamma float64) (*Moments, error) {
+func ModelMoments(m TabularModel, pi [][]float64, phi *mat.Dense, gamma float64) (*Moments, error) {
+	if m == nil {
+		return nil, check.Missing("m", "a tabular model")
+	}
 	dist, err := m.StateDistribution(pi, 1)
 	if err != nil {
 		return nil, err
@@ -125,7 +140,7 @@ func ModelMoments(m *envs.Model, pi [][]float64, phi *mat.Dense, gamma float64) 
 		// expected next features under π: Σ_s′ P(s, s′) φ(s′), terminal states having φ = 0
 		next := make([]float64, d)
 		for s2 := range n {
-			if p := P.At(s, s2); p != 0 && !m.Terminal[s2] {
+			if p := P.At(s, s2); p != 0 && !m.IsTerminal(s2) {
 				for j, v := range phi.RawRowView(s2) {
 					next[j] += p * v
 				}

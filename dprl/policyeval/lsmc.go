@@ -8,8 +8,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dprl-project/dprl/dprl/param"
-	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // check rejects values on behalf of this package.
@@ -33,7 +33,7 @@ type visit struct {
 }
 
 // NewSignature computes the signature of a dataset over numStates states (discount gamma).
-func NewSignature(d *envs.Dataset, numStates int, gamma float64, index func(obs []float64) int) (*Signature, error) {
+func NewSignature(d *trajectory.Dataset, numStates int, gamma float64, index func(obs []float64) int) (*Signature, error) {
 	if d == nil || len(d.Trajectories) == 0 {
 		return nil, check.Missing("d", "a dataset with at least one trajectory")
 	}

@@ -9,10 +9,11 @@ import (
 
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // chainData collects m trajectories of Balle's chain under the stay/advance-½ policy.
-func chainData(t testing.TB, m int, seed uint64) *envs.Dataset {
+func chainData(t testing.TB, m int, seed uint64) *trajectory.Dataset {
 	t.Helper()
 	env, err := envs.Make("chain")
 	if err != nil {
@@ -23,7 +24,7 @@ func chainData(t testing.TB, m int, seed uint64) *envs.Dataset {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &envs.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}
+	return &trajectory.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}
 }
 
 func index(o []float64) int { return int(o[0]) }
@@ -100,7 +101,7 @@ func TestSensitivityBounds(t *testing.T) {
 		for trial := range 60 {
 			base := chainData(t, 30+trial%40, uint64(trial+10))
 			other := chainData(t, 1, uint64(1000+trial))
-			nb := &envs.Dataset{ObsDim: 1, NumActions: 2, Trajectories: append(append([]envs.Trajectory{}, base.Trajectories[:len(base.Trajectories)-1]...), other.Trajectories[0])}
+			nb := &trajectory.Dataset{ObsDim: 1, NumActions: 2, Trajectories: append(append([]trajectory.Trajectory{}, base.Trajectories[:len(base.Trajectories)-1]...), other.Trajectories[0])}
 			sa, _ := NewSignature(base, 39, 0.99, index)
 			sb, _ := NewSignature(nb, 39, 0.99, index)
 			phiW := func(c []int) float64 {

@@ -3,19 +3,7 @@ package policyeval
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
-
-	"github.com/dprl-project/dprl/envs"
 )
-
-// CollectTrajectories gathers n trajectories of env (a registry name) under the behaviour policy.
-func CollectTrajectories(env string, behaviour envs.Policy, n int, src rand.Source) ([]envs.Trajectory, error) {
-	e, err := envs.Make(env)
-	if err != nil {
-		return nil, err
-	}
-	return envs.Collect(e, behaviour, n, src, 0)
-}
 
 // TuneStep picks, from the grid, the constant step size whose GPOPE run (cfg with Step replaced) has the
 // smallest MSPBE on public data: Xie et al. tune the step size "on similar public data" so that tuning costs

@@ -9,8 +9,8 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/dprl/policyeval"
-	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // check rejects values on behalf of this package.
@@ -67,7 +67,7 @@ type Setup struct {
 }
 
 // Validate checks the setup against a dataset.
-func (s *Setup) Validate(d *envs.Dataset) error {
+func (s *Setup) Validate(d *trajectory.Dataset) error {
 	if d == nil || len(d.Trajectories) == 0 {
 		return fmt.Errorf("adhoc: empty dataset: no trajectories")
 	}
@@ -120,7 +120,7 @@ func (f stateFeatures) Into(dst, obs []float64) []float64 {
 }
 
 // signature validates d and computes its first-visit signature.
-func (s *Setup) signature(d *envs.Dataset) (*policyeval.Signature, error) {
+func (s *Setup) signature(d *trajectory.Dataset) (*policyeval.Signature, error) {
 	if err := s.Validate(d); err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (s *Setup) signature(d *envs.Dataset) (*policyeval.Signature, error) {
 }
 
 // Reference is the non-private LSW estimate on d: what the private releases are compared with.
-func (s *Setup) Reference(d *envs.Dataset) ([]float64, error) {
+func (s *Setup) Reference(d *trajectory.Dataset) ([]float64, error) {
 	sig, err := s.signature(d)
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ type Release struct {
 // (NonPrivate is the separate, explicitly non-private estimate). DP-LSW and DP-LSL clip every first-visit
 // return to the declared range ([0, ReturnMax], or [−ReturnMax, ReturnMax] when Signed) and report how many
 // they clipped in Release.Clipped; GPOPE clips every step's gradient to Clip.
-func (s *Setup) Estimate(m Method, d *envs.Dataset, eps float64, src rand.Source) (*Release, error) {
+func (s *Setup) Estimate(m Method, d *trajectory.Dataset, eps float64, src rand.Source) (*Release, error) {
 	if err := check.In("epsilon", eps, param.Positive); err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func (s *Setup) Estimate(m Method, d *envs.Dataset, eps float64, src rand.Source
 
 // NonPrivate runs method m's non-private counterpart on d — not private: LSW, LSL with the same λ, or
 // GPOPE without noise (same clip, steps and step size).
-func (s *Setup) NonPrivate(m Method, d *envs.Dataset, src rand.Source) ([]float64, error) {
+func (s *Setup) NonPrivate(m Method, d *trajectory.Dataset, src rand.Source) ([]float64, error) {
 	if err := s.Validate(d); err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func (s *Setup) NonPrivate(m Method, d *envs.Dataset, src rand.Source) ([]float6
 }
 
 // estimate is Estimate on a validated dataset; nonPrivate runs the non-private counterpart (eps unused).
-func (s *Setup) estimate(m Method, d *envs.Dataset, eps float64, nonPrivate bool, src rand.Source) (*Release, error) {
+func (s *Setup) estimate(m Method, d *trajectory.Dataset, eps float64, nonPrivate bool, src rand.Source) (*Release, error) {
 	priv := policyeval.PrivacyParams{Epsilon: eps, Delta: s.Delta, Variant: mechanisms.SmoothLemma1}
 	switch m {
 	case DPLSW, DPLSL:

@@ -10,10 +10,11 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/audit"
 	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // chainSetup is Balle's chain read with pair aggregation: 2000 (or n) trajectories of the ½-stay policy.
-func chainSetup(t testing.TB, n int) (*Setup, *envs.Dataset) {
+func chainSetup(t testing.TB, n int) (*Setup, *trajectory.Dataset) {
 	t.Helper()
 	env, err := envs.Make("chain")
 	if err != nil {
@@ -32,7 +33,7 @@ func chainSetup(t testing.TB, n int) (*Setup, *envs.Dataset) {
 	}
 	s := &Setup{NumStates: 39, State: func(o []float64) int { return int(o[0]) }, Phi: phi, Rho: rho, Gamma: 0.99, ReturnMax: 1,
 		Delta: 1e-5, Clip: 1, Steps: 500, StepSize: 0.02, LambdaC: 4}
-	return s, &envs.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}
+	return s, &trajectory.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}
 }
 
 func TestValidate(t *testing.T) {
@@ -67,7 +68,7 @@ func TestValidate(t *testing.T) {
 	if _, err := noClip.Estimate(DPLSW, d, 1, rand.NewPCG(1, 1)); err != nil {
 		t.Errorf("DP-LSW needs no GPOPE settings: %v", err)
 	}
-	if err := s.Validate(&envs.Dataset{ObsDim: 1, NumActions: 2}); err == nil || !strings.Contains(err.Error(), "empty") {
+	if err := s.Validate(&trajectory.Dataset{ObsDim: 1, NumActions: 2}); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("empty dataset: %v", err)
 	}
 	if _, err := s.Study(d, Methods, []float64{-1}, []int{0}, 1, 1, 1, nil); err == nil || !strings.Contains(err.Error(), "epsilon") {
@@ -132,7 +133,7 @@ func TestStudy(t *testing.T) {
 func TestResample(t *testing.T) {
 	_, d := chainSetup(t, 50)
 	sub := Resample(d, 30, rand.NewPCG(1, 1))
-	seen := map[*envs.TrajStep]bool{}
+	seen := map[*trajectory.Step]bool{}
 	for _, tr := range sub.Trajectories {
 		if seen[&tr.Steps[0]] {
 			t.Fatal("a trajectory drawn twice without replacement")

@@ -13,7 +13,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/audit"
 	"github.com/dprl-project/dprl/dprl/figure"
 	"github.com/dprl-project/dprl/dprl/report"
-	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // Analysis is notebook 07's workflow on one trajectory file: describe the data, compare the non-private
@@ -22,12 +22,12 @@ import (
 // new program): the sweep and the budget study are saved as CSV files in Dir (sweep.csv, plan.csv), which the
 // audit and the export read back.
 type Analysis struct {
-	Data    string // the trajectory file, in the CSV format of envs.Dataset.WriteCSV
+	Data    string // the trajectory file, in the CSV format of trajectory.Dataset.WriteCSV
 	Actions int    // the number of actions in the file
 	Dir     string // where results are exported
 	Setup   *Setup // the public reading of the data
 
-	data *envs.Dataset // Data, once loaded
+	data *trajectory.Dataset // Data, once loaded
 }
 
 // GroupFeatures is an n × ⌈n/k⌉ state-aggregation feature matrix: state s has feature s/k (so k neighbouring
@@ -58,30 +58,9 @@ func MethodNames() []string {
 	return names
 }
 
-// ChainSample is n trajectories of Balle et al.'s 40-state chain under the policy that stays or advances with
-// probability ½ each, from the fixed stream PCG(2026, 7): the notebook's sample data.
-func ChainSample(n int) (*envs.Dataset, error) {
-	env, err := envs.Make("chain")
-	if err != nil {
-		return nil, err
-	}
-	pol, err := envs.ConstantTable(40, 0.5, 0.5)
-	if err != nil {
-		return nil, err
-	}
-	trajs, err := envs.Collect(env, pol, n, rand.NewPCG(2026, 7), 0)
-	if err != nil {
-		return nil, err
-	}
-	return &envs.Dataset{ObsDim: 1, NumActions: 2, Trajectories: trajs}, nil
-}
-
-// WriteSample writes ChainSample(n) to a.Data (creating its folder) and says how large the file is.
-func (a *Analysis) WriteSample(out report.Sink, n int) error {
-	d, err := ChainSample(n)
-	if err != nil {
-		return err
-	}
+// Write writes d to a.Data in the trajectory CSV format (creating its folder) and says how large the file
+// is: the notebook writes its sample data this way.
+func (a *Analysis) Write(out report.Sink, d *trajectory.Dataset) error {
 	if err := os.MkdirAll(filepath.Dir(a.Data), 0o755); err != nil {
 		return err
 	}
@@ -101,12 +80,12 @@ func (a *Analysis) WriteSample(out report.Sink, n int) error {
 	if err != nil {
 		return err
 	}
-	out.Markdown(fmt.Sprintf("Wrote %d trajectories to `%s` (%.1f MB).", n, a.Data, float64(st.Size())/1e6))
+	out.Markdown(fmt.Sprintf("Wrote %d trajectories to `%s` (%.1f MB).", len(d.Trajectories), a.Data, float64(st.Size())/1e6))
 	return nil
 }
 
 // Load reads a.Data (once; later calls return the same dataset).
-func (a *Analysis) Load() (*envs.Dataset, error) {
+func (a *Analysis) Load() (*trajectory.Dataset, error) {
 	if a.data != nil {
 		return a.data, nil
 	}
@@ -115,7 +94,7 @@ func (a *Analysis) Load() (*envs.Dataset, error) {
 		return nil, err
 	}
 	defer f.Close()
-	d, err := envs.ReadCSV(f, a.Actions)
+	d, err := trajectory.ReadCSV(f, a.Actions)
 	if err != nil {
 		return nil, fmt.Errorf("adhoc: %s: %w", a.Data, err)
 	}

@@ -2,6 +2,7 @@ package adhoc
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/audit"
 	"github.com/dprl-project/dprl/dprl/report"
+	"github.com/dprl-project/dprl/envs"
 )
 
 func TestGroupFeaturesAndWeights(t *testing.T) {
@@ -78,7 +80,13 @@ func TestAnalysis(t *testing.T) {
 		run             func() error
 		figures, tables int
 	}{
-		{"WriteSample", func() error { return a.WriteSample(&r, 60) }, 0, 0},
+		{"Write", func() error {
+			sample, err := envs.NewBalleEvaluation().Collect(60, rand.NewPCG(2026, 7))
+			if err != nil {
+				return err
+			}
+			return a.Write(&r, sample)
+		}, 0, 0},
 		{"Describe", func() error { return a.Describe(&r) }, 0, 1},
 		{"Baselines", func() error { return a.Baselines(&r) }, 0, 1},
 		{"Sweep", func() error { return a.Sweep(&r, []float64{1, 10}, 2) }, 1, 1},

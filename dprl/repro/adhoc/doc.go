@@ -2,7 +2,8 @@
 // file (notebook 07): read the file with a public Setup (a discrete state map, features, weights and bounds),
 // compare the estimators' non-private counterparts, sweep ε, plan how many trajectories a target error needs,
 // audit the chosen estimator on the data, and export the results. Analysis ties a file to its Setup and runs
-// these steps, each writing to a report.Sink.
+// these steps, each writing to a report.Sink. The file is read in package trajectory's CSV format; the
+// package imports no simulator (the notebook collects its sample data with envs and hands it to Write).
 //
 // # What is protected
 //

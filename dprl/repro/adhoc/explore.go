@@ -9,15 +9,15 @@ import (
 	"gonum.org/v1/plot"
 
 	"github.com/dprl-project/dprl/dprl/figure"
-	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // EstimateFigure is notebook 07's interactive figure: the value of every state as method m estimates it
 // privately at (eps, Setup.Delta) on d, over the given number of releases (independent noise, seeds
 // seed, seed+1, …), drawn as the releases' median with the band holding the middle 95% of them (where one
 // release is likely to land), beside the non-private reference (LSW on the whole file).
-func (s *Setup) EstimateFigure(m Method, d *envs.Dataset, eps float64, releases int, seed uint64) (*plot.Plot, error) {
+func (s *Setup) EstimateFigure(m Method, d *trajectory.Dataset, eps float64, releases int, seed uint64) (*plot.Plot, error) {
 	if releases < 2 {
 		return nil, &mechanisms.ParamError{Pkg: "adhoc", Param: "releases", Value: float64(releases), Allowed: "[2, ∞)"}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/dprl-project/dprl/dprl/param"
-	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // TestEstimateRefusesNoNoise: ε = 0 used to return the non-private estimate as a release (all three
@@ -37,11 +37,11 @@ func TestEstimateRefusesNoNoise(t *testing.T) {
 // outlier's return replaced by the bound, and the clipping is reported.
 func TestReturnBoundEnforced(t *testing.T) {
 	s, d := chainSetup(t, 200)
-	withReward := func(r float64) *envs.Dataset {
-		out := &envs.Dataset{ObsDim: d.ObsDim, NumActions: d.NumActions, Trajectories: append([]envs.Trajectory(nil), d.Trajectories...)}
+	withReward := func(r float64) *trajectory.Dataset {
+		out := &trajectory.Dataset{ObsDim: d.ObsDim, NumActions: d.NumActions, Trajectories: append([]trajectory.Trajectory(nil), d.Trajectories...)}
 		st := d.Trajectories[0].Steps[0]
 		st.Reward, st.Terminated = r, true
-		out.Trajectories[0] = envs.Trajectory{Steps: []envs.TrajStep{st}}
+		out.Trajectories[0] = trajectory.Trajectory{Steps: []trajectory.Step{st}}
 		return out
 	}
 	for _, signed := range []bool{false, true} {

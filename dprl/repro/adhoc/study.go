@@ -16,8 +16,8 @@ import (
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/figure"
 	"github.com/dprl-project/dprl/dprl/param"
-	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // Row is one private release: method, ε, dataset size m, trial, its error against the reference and its noise
@@ -34,10 +34,10 @@ type Row struct {
 
 // Resample draws m trajectories of d: without replacement when m ≤ len(d), otherwise with replacement
 // (extrapolating to more data like the data at hand).
-func Resample(d *envs.Dataset, m int, src rand.Source) *envs.Dataset {
+func Resample(d *trajectory.Dataset, m int, src rand.Source) *trajectory.Dataset {
 	rng := rand.New(src)
 	n := len(d.Trajectories)
-	out := &envs.Dataset{ObsDim: d.ObsDim, NumActions: d.NumActions, Trajectories: make([]envs.Trajectory, m)}
+	out := &trajectory.Dataset{ObsDim: d.ObsDim, NumActions: d.NumActions, Trajectories: make([]trajectory.Trajectory, m)}
 	if m <= n {
 		for i, k := range rng.Perm(n)[:m] {
 			out.Trajectories[i] = d.Trajectories[k]
@@ -53,7 +53,7 @@ func Resample(d *envs.Dataset, m int, src rand.Source) *envs.Dataset {
 // Study runs every method at every (ε, m) for the given trials (trial streams fixed by seed, so results do not
 // depend on the number of workers) and measures each release's error against the full data's reference.
 // m = 0 means the whole dataset.
-func (s *Setup) Study(d *envs.Dataset, methods []Method, epsilons []float64, sizes []int, trials int, seed uint64, workers int, progress experiment.Progress) ([]Row, error) {
+func (s *Setup) Study(d *trajectory.Dataset, methods []Method, epsilons []float64, sizes []int, trials int, seed uint64, workers int, progress experiment.Progress) ([]Row, error) {
 	ref, err := s.Reference(d)
 	if err != nil {
 		return nil, err
@@ -190,10 +190,10 @@ func RowsTable(rows []Row) *experiment.Table {
 // Canary is a worst-case trajectory for auditing on d: one step from the data's least-visited state (its
 // observation taken from the data) with reward ±ReturnMax (the sign that moves that state's value most away
 // from its current estimate), terminated.
-func (s *Setup) Canary(d *envs.Dataset) (envs.Trajectory, error) {
+func (s *Setup) Canary(d *trajectory.Dataset) (trajectory.Trajectory, error) {
 	sig, err := s.signature(d)
 	if err != nil {
-		return envs.Trajectory{}, err
+		return trajectory.Trajectory{}, err
 	}
 	best, obs := -1, []float64(nil)
 	for _, tr := range d.Trajectories {
@@ -205,7 +205,7 @@ func (s *Setup) Canary(d *envs.Dataset) (envs.Trajectory, error) {
 		}
 	}
 	if best < 0 {
-		return envs.Trajectory{}, fmt.Errorf("adhoc: no visited state has positive weight: nothing to audit")
+		return trajectory.Trajectory{}, fmt.Errorf("adhoc: no visited state has positive weight: nothing to audit")
 	}
 	r := s.ReturnMax
 	if s.Signed && sig.F[best] > 0 || !s.Signed && sig.F[best] > s.ReturnMax/2 {
@@ -214,14 +214,14 @@ func (s *Setup) Canary(d *envs.Dataset) (envs.Trajectory, error) {
 			r = 0
 		}
 	}
-	step := envs.TrajStep{Obs: obs, Action: 0, Reward: r, NextObs: obs, Terminated: true, Prob: 1}
-	return envs.Trajectory{Steps: []envs.TrajStep{step}}, nil
+	step := trajectory.Step{Obs: obs, Action: 0, Reward: r, NextObs: obs, Terminated: true, Prob: 1}
+	return trajectory.Trajectory{Steps: []trajectory.Step{step}}, nil
 }
 
 // Audit audits method m at ε on the user's data: input 0 is d, input 1 is d with its first trajectory
 // replaced by the canary (Canary); the statistic is the release projected on the
 // difference of the two inputs' non-private LSW estimates.
-func (s *Setup) Audit(m Method, d *envs.Dataset, eps float64, cfg audit.Config, progress experiment.Progress) (*audit.Result, error) {
+func (s *Setup) Audit(m Method, d *trajectory.Dataset, eps float64, cfg audit.Config, progress experiment.Progress) (*audit.Result, error) {
 	if err := check.In("epsilon", eps, param.Positive); err != nil {
 		return nil, err
 	}
@@ -229,9 +229,9 @@ func (s *Setup) Audit(m Method, d *envs.Dataset, eps float64, cfg audit.Config, 
 	if err != nil {
 		return nil, err
 	}
-	d1 := &envs.Dataset{ObsDim: d.ObsDim, NumActions: d.NumActions, Trajectories: append([]envs.Trajectory(nil), d.Trajectories...)}
+	d1 := &trajectory.Dataset{ObsDim: d.ObsDim, NumActions: d.NumActions, Trajectories: append([]trajectory.Trajectory(nil), d.Trajectories...)}
 	d1.Trajectories[0] = canary
-	inputs := [2]*envs.Dataset{d, d1}
+	inputs := [2]*trajectory.Dataset{d, d1}
 	r0, err := s.Reference(d)
 	if err != nil {
 		return nil, err

@@ -7,8 +7,8 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/audit"
 	"github.com/dprl-project/dprl/dprl/policyeval"
-	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // LSWAuditProblem is the worst case for DP-LSW (Balle et al. Algorithm 1) used by DPLSWCase: two states with
@@ -17,7 +17,7 @@ import (
 // trajectory the neighbours replace: reward 0 in input 0, reward 1 in input 1. With a single visit, θ_0 = F_0
 // moves by the whole return range and the local sensitivity equals the smooth bound (n_0 = 1 leaves the
 // smooth maximum at k = 0), so the noise is as small relative to the change as the analysis allows.
-func LSWAuditProblem() (*policyeval.Problem, [2]*envs.Dataset) {
+func LSWAuditProblem() (*policyeval.Problem, [2]*trajectory.Dataset) {
 	const m = 200
 	p := &policyeval.Problem{Phi: mat.NewDense(2, 2, []float64{1, 0, 0, 1}), Rho: []float64{0.5, 0.5}, FMax: 1, FRange: 1}
 	return p, oneVisitPair(m)
@@ -26,16 +26,16 @@ func LSWAuditProblem() (*policyeval.Problem, [2]*envs.Dataset) {
 // oneVisitPair is the neighbouring pair of the audits: m one-step trajectories over two tabular states, m − 1
 // of them starting in state 1 with reward ½ and exactly one, the one the neighbours replace, in state 0 with
 // reward 0 (input 0) or 1 (input 1).
-func oneVisitPair(m int) [2]*envs.Dataset {
-	var ds [2]*envs.Dataset
+func oneVisitPair(m int) [2]*trajectory.Dataset {
+	var ds [2]*trajectory.Dataset
 	for nb := range 2 {
-		d := &envs.Dataset{ObsDim: 1, NumActions: 1, Trajectories: make([]envs.Trajectory, m)}
+		d := &trajectory.Dataset{ObsDim: 1, NumActions: 1, Trajectories: make([]trajectory.Trajectory, m)}
 		for i := range m {
-			st := envs.TrajStep{Obs: []float64{1}, Reward: 0.5, NextObs: []float64{1}, Terminated: true, Prob: 1}
+			st := trajectory.Step{Obs: []float64{1}, Reward: 0.5, NextObs: []float64{1}, Terminated: true, Prob: 1}
 			if i == 0 {
 				st.Obs, st.Reward = []float64{0}, float64(nb)
 			}
-			d.Trajectories[i] = envs.Trajectory{Expert: 0, Steps: []envs.TrajStep{st}}
+			d.Trajectories[i] = trajectory.Trajectory{Expert: 0, Steps: []trajectory.Step{st}}
 		}
 		ds[nb] = d
 	}

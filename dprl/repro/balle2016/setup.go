@@ -7,6 +7,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/policyeval"
 	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // Notebook names the notebook's claims file (repro.ClaimsFile(Notebook)).
@@ -60,7 +61,7 @@ func (b *Setup) Batch(m int, src rand.Source) (*policyeval.Signature, error) {
 	if err != nil {
 		return nil, err
 	}
-	return policyeval.NewSignature(&envs.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}, b.States, b.Gamma,
+	return policyeval.NewSignature(&trajectory.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}, b.States, b.Gamma,
 		func(o []float64) int { return int(o[0]) })
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/repro/balle2016"
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // Domain is one of Xie et al.'s evaluation problems, ready for trials: how to draw n behaviour
@@ -48,28 +49,28 @@ type Domain struct {
 	LSWState  func(obs []float64) int
 	lswTheta  func(theta []float64) []float64 // LSW weights → the domain's feature weights
 
-	draw func(n int, src rand.Source) ([]envs.Trajectory, error)
+	draw func(n int, src rand.Source) ([]trajectory.Trajectory, error)
 	// drawPublic draws the "similar public data" the step size is tuned on (nil: draw, whose fresh
 	// simulations are independent of the private ones).
-	drawPublic func(n int, src rand.Source) ([]envs.Trajectory, error)
-	feats      func() envs.Features
-	target     func() envs.Policy // a fresh evaluated policy (policies may keep scratch buffers); nil: on-policy
+	drawPublic func(n int, src rand.Source) ([]trajectory.Trajectory, error)
+	feats      func() trajectory.Features
+	target     func() trajectory.Policy // a fresh evaluated policy (policies may keep scratch buffers); nil: on-policy
 }
 
 // Draw returns n behaviour trajectories (rewards scaled) and their feature view.
-func (d *Domain) Draw(n int, src rand.Source) ([]envs.Trajectory, []policyeval.FeatureTrajectory, error) {
+func (d *Domain) Draw(n int, src rand.Source) ([]trajectory.Trajectory, []policyeval.FeatureTrajectory, error) {
 	return d.drawWith(d.draw, n, src)
 }
 
 // DrawPublic is Draw for the public tuning data: independent of every private sample.
-func (d *Domain) DrawPublic(n int, src rand.Source) ([]envs.Trajectory, []policyeval.FeatureTrajectory, error) {
+func (d *Domain) DrawPublic(n int, src rand.Source) ([]trajectory.Trajectory, []policyeval.FeatureTrajectory, error) {
 	if d.drawPublic == nil {
 		return d.Draw(n, src)
 	}
 	return d.drawWith(d.drawPublic, n, src)
 }
 
-func (d *Domain) drawWith(draw func(int, rand.Source) ([]envs.Trajectory, error), n int, src rand.Source) ([]envs.Trajectory, []policyeval.FeatureTrajectory, error) {
+func (d *Domain) drawWith(draw func(int, rand.Source) ([]trajectory.Trajectory, error), n int, src rand.Source) ([]trajectory.Trajectory, []policyeval.FeatureTrajectory, error) {
 	if n < 1 {
 		return nil, nil, fmt.Errorf("xie2019: n = %d trajectories is outside the allowed range [1, ∞)", n)
 	}
@@ -77,7 +78,7 @@ func (d *Domain) drawWith(draw func(int, rand.Source) ([]envs.Trajectory, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	var target envs.Policy
+	var target trajectory.Policy
 	if d.target != nil {
 		target = d.target()
 	}
@@ -91,10 +92,10 @@ func (d *Domain) Dim() int { return d.feats().Dim() }
 // collectScaled collects n trajectories with newEnv and newPolicy on up to GOMAXPROCS goroutines, each
 // chunk with its own environment, policy (policies such as envs.Greedy keep scratch buffers) and stream, so
 // the result is deterministic; it multiplies the rewards by scale.
-func collectScaled(newEnv func() envs.Env, newPolicy func() envs.Policy, n int, scale float64, src rand.Source) ([]envs.Trajectory, error) {
+func collectScaled(newEnv func() envs.Env, newPolicy func() trajectory.Policy, n int, scale float64, src rand.Source) ([]trajectory.Trajectory, error) {
 	const chunk = 100
 	chunks := (n + chunk - 1) / chunk
-	parts, err := experiment.Trials(chunks, 0, rand.New(src).Uint64(), nil, func(k int, s rand.Source) ([]envs.Trajectory, error) {
+	parts, err := experiment.Trials(chunks, 0, rand.New(src).Uint64(), nil, func(k int, s rand.Source) ([]trajectory.Trajectory, error) {
 		return envs.Collect(newEnv(), newPolicy(), min(chunk, n-k*chunk), s, 0)
 	})
 	if err != nil {
@@ -159,11 +160,11 @@ func Chain() (*Domain, error) {
 		LSW: setup.Problem(1, 1), LSL: true, LSWStates: setup.States,
 		LSWState: func(o []float64) int { return int(o[0]) },
 		lswTheta: func(th []float64) []float64 { return append(slices.Clone(th), 0) }, // V(absorbing) = 0
-		draw: func(n int, src rand.Source) ([]envs.Trajectory, error) {
+		draw: func(n int, src rand.Source) ([]trajectory.Trajectory, error) {
 			env, _ := envs.Make("chain")
 			return envs.Collect(env, setup.Policy, n, src, 0)
 		},
-		feats: func() envs.Features { return envs.TabularFeatures{N: 40} },
+		feats: func() trajectory.Features { return envs.TabularFeatures{N: 40} },
 	}
 	return d, d.finish(nil, rand.NewPCG(2019, 1))
 }
@@ -215,20 +216,20 @@ func (d *Domain) finish(pub []policyeval.FeatureTrajectory, src rand.Source) err
 // paper. The population moments come from momentTrajs independent behaviour trajectories.
 func MountainCar(offPolicy bool, momentTrajs int) (*Domain, error) {
 	const gamma = 0.99
-	behaviour := func() envs.Policy { return MountainCarEnergy() }
-	var target func() envs.Policy
+	behaviour := func() trajectory.Policy { return MountainCarEnergy() }
+	var target func() trajectory.Policy
 	if offPolicy {
-		behaviour = func() envs.Policy { return Explore(MountainCarEnergy(), 0.1) }
-		target = func() envs.Policy { return envs.Uniform{N: 3} }
+		behaviour = func() trajectory.Policy { return Explore(MountainCarEnergy(), 0.1) }
+		target = func() trajectory.Policy { return envs.Uniform{N: 3} }
 	}
 	four := envs.MountainCarFourier(5)
 	newEnv := func() envs.Env { e, _ := envs.Make("mountaincar"); return e }
 	d := &Domain{
 		Name: "mountaincar", Gamma: gamma, OffPolicy: offPolicy, RewardScale: 1 - gamma,
-		draw: func(n int, src rand.Source) ([]envs.Trajectory, error) {
+		draw: func(n int, src rand.Source) ([]trajectory.Trajectory, error) {
 			return collectScaled(newEnv, behaviour, n, 1-gamma, src)
 		},
-		feats:  func() envs.Features { return four.Clone() },
+		feats:  func() trajectory.Features { return four.Clone() },
 		target: target,
 	}
 	if offPolicy {
@@ -285,8 +286,8 @@ func MountainCar(offPolicy bool, momentTrajs int) (*Domain, error) {
 // moments sample.
 func HIV(poolSize, momentTrajs int) (*Domain, error) {
 	const gamma = 0.98
-	behaviour := func() envs.Policy { return Explore(HIVThreshold(), 0.1) }
-	target := func() envs.Policy { return HIVThreshold() }
+	behaviour := func() trajectory.Policy { return Explore(HIVThreshold(), 0.1) }
+	target := func() trajectory.Policy { return HIVThreshold() }
 	newEnv := func() envs.Env {
 		return &envs.TimeLimit{Env: envs.NewHIV(envs.HIVParams{Scaled: true}), MaxSteps: 200}
 	}
@@ -319,7 +320,7 @@ func HIV(poolSize, momentTrajs int) (*Domain, error) {
 		Name: "hiv", Gamma: gamma, OffPolicy: true, RewardScale: 1,
 		draw:       subsample(pool, "the HIV pool"),
 		drawPublic: subsample(moments, "the HIV public sample"),
-		feats:      func() envs.Features { return four.Clone() },
+		feats:      func() trajectory.Features { return four.Clone() },
 		target:     target,
 	}
 	ft, err := policyeval.Featurize(moments, four.Clone(), target())
@@ -341,13 +342,13 @@ func HIV(poolSize, momentTrajs int) (*Domain, error) {
 }
 
 // subsample draws n of the trajectories without replacement.
-func subsample(pool []envs.Trajectory, what string) func(n int, src rand.Source) ([]envs.Trajectory, error) {
-	return func(n int, src rand.Source) ([]envs.Trajectory, error) {
+func subsample(pool []trajectory.Trajectory, what string) func(n int, src rand.Source) ([]trajectory.Trajectory, error) {
+	return func(n int, src rand.Source) ([]trajectory.Trajectory, error) {
 		if n > len(pool) {
 			return nil, fmt.Errorf("xie2019: n = %d trajectories is outside the allowed range [1, %d] (%s)", n, len(pool), what)
 		}
 		idx := rand.New(src).Perm(len(pool))[:n]
-		out := make([]envs.Trajectory, n)
+		out := make([]trajectory.Trajectory, n)
 		for i, j := range idx {
 			out[i] = pool[j]
 		}
@@ -669,7 +670,7 @@ func Experiment(d *Domain, cfg Config, tuning []Tuning, progress experiment.Prog
 			var sig *policyeval.Signature
 			if d.LSW != nil && !cfg.TunedOnly {
 				obsDim := len(raw[0].Steps[0].Obs)
-				sig, err = policyeval.NewSignature(&envs.Dataset{ObsDim: obsDim, NumActions: 1, Trajectories: raw}, d.LSWStates, d.Gamma, d.LSWState)
+				sig, err = policyeval.NewSignature(&trajectory.Dataset{ObsDim: obsDim, NumActions: 1, Trajectories: raw}, d.LSWStates, d.Gamma, d.LSWState)
 				if err != nil {
 					return nil, err
 				}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/policyeval"
 	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // TestSaddlePoint: the GTD2 objective's inner maximum is ½ MSPBE, attained at w*(θ), and perturbing w
@@ -256,7 +257,7 @@ func TestXieHIV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[*envs.TrajStep]bool{}
+	seen := map[*trajectory.Step]bool{}
 	for _, tr := range raw {
 		p := &tr.Steps[0]
 		if seen[p] {
@@ -355,7 +356,11 @@ func TestXieDomainsDeterministic(t *testing.T) {
 
 func TestHeuristicPolicies(t *testing.T) {
 	// The energy policy reaches the Mountain Car goal from every start, well inside the 200-step limit.
-	tr, err := policyeval.CollectTrajectories("mountaincar", MountainCarEnergy(), 30, rand.NewPCG(1, 1))
+	env, err := envs.Make("mountaincar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := envs.Collect(env, MountainCarEnergy(), 30, rand.NewPCG(1, 1), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package envs
+package trajectory
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/param"
 )
 
-const check param.Checker = "envs"
+const check param.Checker = "trajectory"
 
 // DataError reports a value in a dataset, or a trajectory file, that is not allowed: where it is (the
 // file's line and column when known, 0 otherwise), the field (a CSV column, or a JSON path such as
@@ -39,7 +39,7 @@ func (e *DataError) Error() string {
 		}
 	}
 	if e.Err != nil {
-		return "envs: " + loc + e.Err.Error()
+		return "trajectory: " + loc + e.Err.Error()
 	}
 	v := e.Value
 	if len(v) > 64 { // a long field is shown by its start
@@ -52,7 +52,7 @@ func (e *DataError) Error() string {
 	if v == "" || strings.ContainsAny(v, " \t\r\n,\"") && !strings.HasSuffix(v, " values") && !strings.HasSuffix(v, " fields") {
 		v = strconv.Quote(v)
 	}
-	return fmt.Sprintf("envs: %s%s = %s is not allowed: want %s", loc, e.Field, v, e.Allowed)
+	return fmt.Sprintf("trajectory: %s%s = %s is not allowed: want %s", loc, e.Field, v, e.Allowed)
 }
 
 // Unwrap returns the syntax error, if any.
@@ -154,7 +154,7 @@ func (c *csvReader) row() error {
 			return err
 		}
 	}
-	var s TrajStep
+	var s Step
 	s.Obs, s.NextObs = vals[:dim:dim], vals[dim:]
 	if s.Action, err = c.int(3+dim, 0, c.d.NumActions-1); err != nil {
 		return err
@@ -417,7 +417,7 @@ func ReadJSON(r io.Reader) (*Dataset, error) {
 		case jt.Steps == nil:
 			return nil, missing(path + ".steps")
 		}
-		tr := Trajectory{Expert: *jt.Expert, Steps: make([]TrajStep, len(*jt.Steps))}
+		tr := Trajectory{Expert: *jt.Expert, Steps: make([]Step, len(*jt.Steps))}
 		for t, js := range *jt.Steps {
 			sp := fmt.Sprintf("%s.steps[%d].", path, t)
 			switch {
@@ -430,7 +430,7 @@ func ReadJSON(r io.Reader) (*Dataset, error) {
 			case js.NextObs == nil:
 				return nil, missing(sp + "next_obs")
 			}
-			s := TrajStep{Obs: *js.Obs, Action: *js.Action, Reward: *js.Reward, NextObs: *js.NextObs}
+			s := Step{Obs: *js.Obs, Action: *js.Action, Reward: *js.Reward, NextObs: *js.NextObs}
 			if js.Terminated != nil {
 				s.Terminated = *js.Terminated
 			}

@@ -1,19 +1,17 @@
-package envs
+package trajectory
 
 import (
 	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
-	"slices"
 	"strconv"
 
 	"github.com/dprl-project/dprl/dprl/param"
 )
 
-// TrajStep is one step of a trajectory.
-type TrajStep struct {
+// Step is one step of a trajectory.
+type Step struct {
 	Obs        []float64 `json:"obs"`
 	Action     int       `json:"action"`
 	Reward     float64   `json:"reward"`
@@ -28,8 +26,8 @@ type TrajStep struct {
 // Trajectory is one episode: in every paper here, the data of one individual (the unit of privacy), tagged
 // with the expert (policy) that produced it.
 type Trajectory struct {
-	Expert int        `json:"expert"`
-	Steps  []TrajStep `json:"steps"`
+	Expert int    `json:"expert"`
+	Steps  []Step `json:"steps"`
 }
 
 // Dataset is a batch of trajectories over observations of dimension ObsDim and NumActions actions.
@@ -37,53 +35,6 @@ type Dataset struct {
 	ObsDim       int          `json:"obs_dim"`
 	NumActions   int          `json:"num_actions"`
 	Trajectories []Trajectory `json:"trajectories"`
-}
-
-// Collect runs n episodes of env under policy pol (randomness from src: episode i resets env with a
-// stream derived from it, and actions are drawn from another), recording each step with its behaviour
-// probability. The trajectories are tagged with expert.
-func Collect(env Env, pol Policy, n int, src rand.Source, expert int) ([]Trajectory, error) {
-	switch {
-	case env == nil:
-		return nil, check.Missing("env", "an environment to collect from")
-	case pol == nil:
-		return nil, check.Missing("pol", "a policy to act with")
-	case src == nil:
-		return nil, check.Missing("src", "a rand.Source")
-	}
-	if na := env.NumActions(); pol.NumActions() != na {
-		return nil, check.Errorf("pol.NumActions()", float64(pol.NumActions()), "[%d, %d] (the actions of %s)", na, na, env.Name())
-	}
-	if err := check.AtLeast("n", n, 0); err != nil {
-		return nil, err
-	}
-	rng := rand.New(src)
-	probs := make([]float64, env.NumActions())
-	out := make([]Trajectory, 0, n)
-	for range n {
-		o, err := env.Reset(rand.NewPCG(rng.Uint64(), rng.Uint64()))
-		if err != nil {
-			return nil, err
-		}
-		obs := slices.Clone(o)
-		tr := Trajectory{Expert: expert}
-		for {
-			a := Act(pol, obs, rng, probs) // fills probs with π(·|obs)
-			r, err := env.Step(a)
-			if err != nil {
-				return nil, err
-			}
-			next := slices.Clone(r.Obs)
-			tr.Steps = append(tr.Steps, TrajStep{Obs: obs, Action: a, Reward: r.Reward, NextObs: next,
-				Terminated: r.Terminated, Truncated: r.Truncated, Prob: probs[a]})
-			obs = next
-			if r.Terminated || r.Truncated {
-				break
-			}
-		}
-		out = append(out, tr)
-	}
-	return out, nil
 }
 
 // MaxRewardMass bounds the sum of |reward| over a whole dataset. Below it every return, every sum of returns
@@ -130,7 +81,7 @@ func (d *Dataset) Validate() error {
 
 // checkStep checks one step; the error's Field is the step's JSON field name. last says whether the step
 // ends its trajectory; mass accumulates Σ|reward|.
-func checkStep(s TrajStep, dim, actions int, last bool, mass *float64) *DataError {
+func checkStep(s Step, dim, actions int, last bool, mass *float64) *DataError {
 	for k, o := range [][]float64{s.Obs, s.NextObs} {
 		name := [2]string{"obs", "next_obs"}[k]
 		if len(o) != dim {

@@ -1,9 +1,8 @@
-package envs
+package trajectory
 
 import (
 	"bytes"
 	"errors"
-	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -148,14 +147,6 @@ func roundTrip(t *testing.T, d *Dataset) {
 	}
 }
 
-func TestCollectedDataRoundTripsExactly(t *testing.T) {
-	tr, err := Collect(must(Make("cartpole")), Uniform{N: 2}, 4, rand.NewPCG(9, 9), 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roundTrip(t, &Dataset{ObsDim: 4, NumActions: 2, Trajectories: tr})
-}
-
 func FuzzReadCSV(f *testing.F) {
 	f.Add([]byte(csvHead+"0,0,0,3,1,0.5,4,0,0,0.5\n0,0,1,4,0,-1,5,1,0,1\n1,3,0,-0,1,1e-300,2,0,1,0\n"), 2)
 	f.Add([]byte("trajectory,expert,t,obs_0,obs_1,action,reward,next_obs_0,next_obs_1,terminated,truncated,prob\n0,0,0,1,2,0,0,3,4,0,0,0\n"), 1)
@@ -194,5 +185,38 @@ func TestDataErrorShortensLongValues(t *testing.T) {
 	_, err := ReadCSV(strings.NewReader(csvHead+"0,0,0,"+long+",1,0,4,0,0,0.5\n"), 2)
 	if err == nil || len(err.Error()) > 300 || !strings.Contains(err.Error(), "obs_0 = éé") {
 		t.Errorf("error of %d bytes: %.200s", len(err.Error()), err)
+	}
+}
+
+func TestMalformedFilesNameTheLine(t *testing.T) {
+	header := "trajectory,expert,t,obs_0,action,reward,next_obs_0,terminated,truncated,prob\n"
+	good := "0,0,0,3,1,0,4,0,0,0.5\n"
+	cases := map[string]struct {
+		text string
+		line int
+		msg  string
+	}{
+		"NaN reward":        {header + good + "0,0,1,4,1,NaN,5,0,0,0.5\n", 3, "reward"},
+		"action range":      {header + good + "0,0,1,4,2,0,5,0,0,0.5\n", 3, "action = 2 is not allowed: want an integer in [0, 1]"},
+		"missing column":    {header + "0,0,0,3,1,0,4,0,0\n", 2, "row = 9 fields is not allowed: want 10 fields"},
+		"not a number":      {header + "0,0,0,x,1,0,4,0,0,0.5\n", 2, "obs_0"},
+		"order":             {header + good + "0,0,2,4,1,0,5,0,0,0.5\n", 3, "t = 2 is not allowed: want 1"},
+		"wrong header":      {"trajectory,t,obs_0\n", 1, "header"},
+		"prob out of range": {header + "0,0,0,3,1,0,4,0,0,1.5\n", 2, "prob = 1.5"},
+	}
+	for name, c := range cases {
+		_, err := ReadCSV(strings.NewReader(c.text), 2)
+		var le *DataError
+		if !errors.As(err, &le) || le.Line != c.line || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: error %v, want line %d mentioning %q", name, err, c.line, c.msg)
+		}
+	}
+	for _, empty := range []string{"", header} {
+		if _, err := ReadCSV(strings.NewReader(empty), 2); err == nil || !strings.Contains(err.Error(), "empty dataset") {
+			t.Errorf("empty input %q: %v", empty, err)
+		}
+	}
+	if _, err := ReadJSON(strings.NewReader(`{"obs_dim": 1, "num_actions": 2, "trajectories": [{"expert": 0, "steps": [{"obs": [1, 2], "action": 0, "reward": 0, "next_obs": [1]}]}]}`)); err == nil || !strings.Contains(err.Error(), "trajectories[0].steps[0].obs = 2 values is not allowed: want obs_dim = 1 values") {
+		t.Errorf("mismatched observation dimension: %v", err)
 	}
 }
