@@ -29,11 +29,6 @@ func TestFourierBasis(t *testing.T) {
 	if _, err := NewFourier(3, []float64{0}, []float64{math.Inf(1)}); err == nil {
 		t.Error("infinite bounds accepted")
 	}
-	agg := Aggregation{N: 40, Size: 2}
-	phi := FeatureMatrix(agg, 40)
-	if agg.Dim() != 20 || phi[5][2] != 1 || phi[5][3] != 0 {
-		t.Errorf("aggregation: dim %d, row 5 %v", agg.Dim(), phi[5])
-	}
 	tab := FeatureMatrix(TabularFeatures{N: 4}, 4)
 	if tab[2][2] != 1 || tab[2][1] != 0 {
 		t.Errorf("one-hot rows %v", tab)

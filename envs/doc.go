@@ -60,8 +60,7 @@
 //
 // # Features and policies
 //
-// Feature maps (trajectory.Features) turn an observation into a vector: TabularFeatures (one-hot),
-// Aggregation (blocks of consecutive states: Balle et al. aggregate pairs of the chain into 20 features) and
+// Feature maps (trajectory.Features) turn an observation into a vector: TabularFeatures (one-hot) and
 // Fourier, the Fourier basis of Konidaris, Osentoski & Thomas (2011), φ_c(s) = cos(π c·s̄) over
 // c ∈ {0, …, n}^d on the observation scaled to [0, 1]^d ((n + 1)^d features, at most MaxFourierFeatures).
 // Policies (trajectory.Policy) report π(·|s), which importance ratios π(a|s)/b(a|s) and expert counts need:

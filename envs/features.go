@@ -27,21 +27,6 @@ func (f TabularFeatures) Into(dst, obs []float64) []float64 {
 	return dst
 }
 
-// Aggregation groups consecutive states into blocks of Size (the last block may be smaller): feature k is 1
-// for the states of block k. Balle et al. aggregate pairs (Size 2) of the 40-state chain into 20 features.
-type Aggregation struct {
-	N, Size int
-}
-
-func (f Aggregation) Dim() int { return (f.N + f.Size - 1) / f.Size }
-func (f Aggregation) Into(dst, obs []float64) []float64 {
-	for i := range dst {
-		dst[i] = 0
-	}
-	dst[int(obs[0])/f.Size] = 1
-	return dst
-}
-
 // Fourier is the Fourier basis of order n (Konidaris, Osentoski & Thomas 2011) on observations scaled to
 // [0, 1]^d by (obs − Low)/(High − Low): φ_c(s) = cos(π c·s̄) for every integer vector c ∈ {0, …, n}^d, in
 // lexicographic order of c ((n+1)^d features, φ_0 = 1).

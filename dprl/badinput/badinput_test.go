@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 
 	"github.com/dprl-project/dprl/dprl/actorcritic"
@@ -634,13 +633,8 @@ func table(t *testing.T) []row {
 	must(err)
 	data := &trajectory.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}
 	setup := func() *adhoc.Setup {
-		phi := mat.NewDense(39, 20, nil)
-		rho := make([]float64, 39)
-		for s := range 39 {
-			phi.Set(s, s/2, 1)
-			rho[s] = 1.0 / 39
-		}
-		return &adhoc.Setup{NumStates: 39, State: func(o []float64) int { return int(o[0]) }, Phi: phi, Rho: rho, Gamma: 0.99,
+		return &adhoc.Setup{NumStates: 39, State: func(o []float64) int { return int(o[0]) }, Phi: policyeval.StateAggregation(39, 2),
+			Rho: policyeval.UniformWeights(39), Gamma: 0.99,
 			ReturnMax: 1, Delta: 1e-5, Clip: 1, Steps: 50, StepSize: 0.02, LambdaC: 4}
 	}
 	for _, m := range []adhoc.Method{adhoc.DPLSW, adhoc.DPLSL, adhoc.GPOPE} {

@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/dprl/policyeval"
@@ -61,13 +60,7 @@ func RunBGP16(env envs.Env, cfg BGPConfig) (*Result, error) {
 	}
 	m := env.NumActions()
 	n := cfg.Bins * m
-	phi := mat.NewDense(n, n, nil)
-	rho := make([]float64, n)
-	for i := range n {
-		phi.Set(i, i, 1)
-		rho[i] = 1 / float64(n)
-	}
-	prob := &policyeval.Problem{Phi: phi, Rho: rho, FMax: cfg.ReturnBound, FRange: cfg.ReturnBound}
+	prob := &policyeval.Problem{Phi: policyeval.StateAggregation(n, 1), Rho: policyeval.UniformWeights(n), FMax: cfg.ReturnBound, FRange: cfg.ReturnBound}
 	bin := func(s float64) int { return min(cfg.Bins-1, max(0, int(s*float64(cfg.Bins)))) }
 	rng := rand.New(cfg.Src)
 	Q := make([]float64, n)

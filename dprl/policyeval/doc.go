@@ -94,12 +94,14 @@
 //
 // # Balle et al.'s chain
 //
-// The tests (and the reproduction package balle2016) use the experiment of Balle et al.: the 40-state chain
-// (package envs) without its absorbing state, 39 states with ρ_s = 1/39, the policy that stays or advances with probability ½, γ = 0.99, and
-// exact values from a linear solve. Features are tabular (d = 39) or pair aggregation (d = 20). Reference
-// values at ε = δ = 0.1 with F_range = 100 (the code's R_max/(1 − γ)): α = 122.39; β = 5.953e−4 (d = 39) and
-// 1.087e−3 (d = 20); ‖(Γ^{1/2}Φ)⁺‖₂ = √39 on tabular features. For DP-LSL on tabular features with m = 1000,
-// σ ≈ 8.2·10³ (paper bound) and 537 (safe bound) at λ = 16.8, and 21.6 and 2.79 at λ = 1586.
+// The tests (and the reproductions balle2016 and xie2019) use the experiment of Balle et al.
+// (envs.BalleEvaluation): the 40-state chain without its absorbing state, 39 states with ρ_s = 1/39
+// (UniformWeights), the policy that stays or advances with probability ½, γ = 0.99, and exact values from a
+// linear solve. Features are tabular (d = 39) or pair aggregation (d = 20): StateAggregation in blocks of 1
+// or 2 states. Reference values at ε = δ = 0.1 with F_range = 100 (the code's R_max/(1 − γ)): α = 122.39;
+// β = 5.953e−4 (d = 39) and 1.087e−3 (d = 20); ‖(Γ^{1/2}Φ)⁺‖₂ = √39 on tabular features. For DP-LSL on
+// tabular features with m = 1000, σ ≈ 8.2·10³ (paper bound) and 537 (safe bound) at λ = 16.8, and 21.6 and
+// 2.79 at λ = 1586.
 //
 // # References
 //

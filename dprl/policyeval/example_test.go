@@ -64,3 +64,15 @@ func ExampleGPOPESigma() {
 	// Poisson, add/remove, Δ = C (RDP), Poisson sampling: σ = 1.10
 	// Poisson, add/remove, Δ = C (PLD), Poisson sampling: σ = 0.90
 }
+
+// Five states read through features that aggregate neighbouring pairs: states 0 and 1 share feature 0, 2 and 3
+// feature 1, and state 4 has feature 2 to itself.
+func ExampleStateAggregation() {
+	fmt.Println(mat.Formatted(policyeval.StateAggregation(5, 2)))
+	// Output:
+	// ⎡1  0  0⎤
+	// ⎢1  0  0⎥
+	// ⎢0  1  0⎥
+	// ⎢0  1  0⎥
+	// ⎣0  0  1⎦
+}

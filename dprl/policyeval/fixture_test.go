@@ -3,8 +3,6 @@ package policyeval
 import (
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/trajectory"
 )
@@ -35,14 +33,7 @@ func newBalleChain() (*balleChain, error) {
 // Problem has tabular (aggregate = 1) or adjacent-pair (aggregate = 2) features, ρ = 1/39 and return bound
 // fBound.
 func (b *balleChain) Problem(aggregate int, fBound float64) *Problem {
-	d := (b.States + aggregate - 1) / aggregate
-	phi := mat.NewDense(b.States, d, nil)
-	rho := make([]float64, b.States)
-	for s := range b.States {
-		phi.Set(s, s/aggregate, 1)
-		rho[s] = 1 / float64(b.States)
-	}
-	return &Problem{Phi: phi, Rho: rho, FMax: fBound, FRange: fBound}
+	return &Problem{Phi: StateAggregation(b.States, aggregate), Rho: UniformWeights(b.States), FMax: fBound, FRange: fBound}
 }
 
 // Batch is the signature of m fresh trajectories.

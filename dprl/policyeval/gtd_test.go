@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
 )
@@ -26,20 +24,12 @@ func chainFeatureTrajs(t *testing.T, n int, seed uint64) ([]FeatureTrajectory, *
 	return ft, b
 }
 
-func eye(n int) *mat.Dense {
-	m := mat.NewDense(n, n, nil)
-	for i := range n {
-		m.Set(i, i, 1)
-	}
-	return m
-}
-
 // TestExactMomentsAndLSTD: on the tabular chain the MSPBE minimiser of the exact moments is the true value
 // function, and LSTD from a large sample gets close to it.
 func TestExactMomentsAndLSTD(t *testing.T) {
 	b, _ := newBalleChain()
 	model := envs.NewChain(envs.BalleChainParams()).Model()
-	mo, err := ModelMoments(model, b.Policy.P, eye(40), 0.99)
+	mo, err := ModelMoments(model, b.Policy.P, StateAggregation(40, 1), 0.99)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +71,7 @@ func TestExactMomentsAndLSTD(t *testing.T) {
 func TestGPOPEConverges(t *testing.T) {
 	ft, b := chainFeatureTrajs(t, 500, 2)
 	model := envs.NewChain(envs.BalleChainParams()).Model()
-	mo, _ := ModelMoments(model, b.Policy.P, eye(40), 0.99)
+	mo, _ := ModelMoments(model, b.Policy.P, StateAggregation(40, 1), 0.99)
 	start := mo.MSPBE(make([]float64, 40))
 	theta, err := GPOPE(ft, GPOPEConfig{Gamma: 0.99, Iterations: 20000, Step: Constant(0.5), Clip: 1e6, NonPrivate: true, Src: rand.NewPCG(1, 1)})
 	if err != nil {
@@ -146,7 +136,7 @@ func TestFeaturizeOffPolicyRatios(t *testing.T) {
 func TestTuneStep(t *testing.T) {
 	// Tuning picks a step size that works and reports the grid.
 	ft, b := chainFeatureTrajs(t, 300, 5)
-	mo, _ := ModelMoments(envs.NewChain(envs.BalleChainParams()).Model(), b.Policy.P, eye(40), 0.99)
+	mo, _ := ModelMoments(envs.NewChain(envs.BalleChainParams()).Model(), b.Policy.P, StateAggregation(40, 1), 0.99)
 	best, vals, err := TuneStep(ft, mo, GPOPEConfig{Gamma: 0.99, Iterations: 3000, Clip: 1e6, NonPrivate: true, Src: rand.NewPCG(2, 2)}, []float64{0.01, 0.1, 1})
 	if err != nil || len(vals) != 3 || best == 0.01 {
 		t.Errorf("best %g, MSPBE %v, err %v", best, vals, err)

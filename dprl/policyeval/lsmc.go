@@ -128,6 +128,26 @@ func (sig *Signature) bounded(lo, hi float64) (*Signature, int, error) {
 	return out, clipped, nil
 }
 
+// StateAggregation is the n × ⌈n/k⌉ feature matrix of state aggregation over n tabular states: state s has
+// the single feature ⌊s/k⌋, so k neighbouring states share a feature (the last block may hold fewer; k = 1
+// gives one-hot, tabular features). Balle et al. aggregate the chain's 39 states in pairs into 20 features.
+func StateAggregation(n, k int) *mat.Dense {
+	phi := mat.NewDense(n, (n+k-1)/k, nil)
+	for s := range n {
+		phi.Set(s, s/k, 1)
+	}
+	return phi
+}
+
+// UniformWeights is ρ_s = 1/n for each of n states.
+func UniformWeights(n int) []float64 {
+	rho := make([]float64, n)
+	for s := range n {
+		rho[s] = 1.0 / float64(n)
+	}
+	return rho
+}
+
 // ReturnRange is the range a private release clips first-visit returns to: [FMin, FMin + FRange].
 func (p *Problem) ReturnRange() (lo, hi float64) {
 	return p.FMin, p.FMin + p.FRange

@@ -29,25 +29,31 @@ func chainData(t testing.TB, m int, seed uint64) *trajectory.Dataset {
 
 func index(o []float64) int { return int(o[0]) }
 
-func tabular(n int) *Problem {
-	phi := mat.NewDense(n, n, nil)
-	rho := make([]float64, n)
-	for i := range n {
-		phi.Set(i, i, 1)
-		rho[i] = 1 / float64(n)
-	}
-	return &Problem{Phi: phi, Rho: rho, FMax: 100, FRange: 100}
-}
+func tabular(n int) *Problem { return aggregated(n, 1) }
 
 func aggregated(n, size int) *Problem {
-	d := (n + size - 1) / size
-	phi := mat.NewDense(n, d, nil)
-	rho := make([]float64, n)
-	for i := range n {
-		phi.Set(i, i/size, 1)
-		rho[i] = 1 / float64(n)
+	return &Problem{Phi: StateAggregation(n, size), Rho: UniformWeights(n), FMax: 100, FRange: 100}
+}
+
+func TestStateAggregationAndUniformWeights(t *testing.T) {
+	phi := StateAggregation(39, 2)
+	if r, c := phi.Dims(); r != 39 || c != 20 {
+		t.Fatalf("dims %d × %d, want 39 × 20", r, c)
 	}
-	return &Problem{Phi: phi, Rho: rho, FMax: 100, FRange: 100}
+	for s := range 39 {
+		for j := range 20 {
+			if want := map[bool]float64{true: 1, false: 0}[j == s/2]; phi.At(s, j) != want {
+				t.Fatalf("φ(%d, %d) = %g", s, j, phi.At(s, j))
+			}
+		}
+	}
+	rho, sum := UniformWeights(39), 0.0
+	for _, r := range rho {
+		sum += r
+	}
+	if len(rho) != 39 || rho[0] != 1.0/39 || math.Abs(sum-1) > 1e-12 {
+		t.Errorf("weights %v", rho)
+	}
 }
 
 func TestLSWAndLSLFitTheAverages(t *testing.T) {

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/dprl-project/dprl/dprl/audit"
+	"github.com/dprl-project/dprl/dprl/policyeval"
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/trajectory"
 )
@@ -25,13 +24,8 @@ func chainSetup(t testing.TB, n int) (*Setup, *trajectory.Dataset) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	phi := mat.NewDense(39, 20, nil)
-	rho := make([]float64, 39)
-	for s := range 39 {
-		phi.Set(s, s/2, 1)
-		rho[s] = 1.0 / 39
-	}
-	s := &Setup{NumStates: 39, State: func(o []float64) int { return int(o[0]) }, Phi: phi, Rho: rho, Gamma: 0.99, ReturnMax: 1,
+	s := &Setup{NumStates: 39, State: func(o []float64) int { return int(o[0]) }, Phi: policyeval.StateAggregation(39, 2),
+		Rho: policyeval.UniformWeights(39), Gamma: 0.99, ReturnMax: 1,
 		Delta: 1e-5, Clip: 1, Steps: 500, StepSize: 0.02, LambdaC: 4}
 	return s, &trajectory.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}
 }

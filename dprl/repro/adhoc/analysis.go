@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 
 	"github.com/dprl-project/dprl/dprl/audit"
@@ -28,25 +27,6 @@ type Analysis struct {
 	Setup   *Setup // the public reading of the data
 
 	data *trajectory.Dataset // Data, once loaded
-}
-
-// GroupFeatures is an n × ⌈n/k⌉ state-aggregation feature matrix: state s has feature s/k (so k neighbouring
-// states share a feature).
-func GroupFeatures(n, k int) *mat.Dense {
-	phi := mat.NewDense(n, (n+k-1)/k, nil)
-	for s := range n {
-		phi.Set(s, s/k, 1)
-	}
-	return phi
-}
-
-// UniformWeights is ρ_s = 1/n for each of n states.
-func UniformWeights(n int) []float64 {
-	rho := make([]float64, n)
-	for s := range n {
-		rho[s] = 1.0 / float64(n)
-	}
-	return rho
 }
 
 // MethodNames are the names of Methods, in order (an explorer's list of estimators).

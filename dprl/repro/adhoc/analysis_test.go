@@ -13,25 +13,7 @@ import (
 	"github.com/dprl-project/dprl/envs"
 )
 
-func TestGroupFeaturesAndWeights(t *testing.T) {
-	phi := GroupFeatures(39, 2)
-	if r, c := phi.Dims(); r != 39 || c != 20 {
-		t.Fatalf("dims %d × %d, want 39 × 20", r, c)
-	}
-	for s := range 39 {
-		for j := range 20 {
-			if want := map[bool]float64{true: 1, false: 0}[j == s/2]; phi.At(s, j) != want {
-				t.Fatalf("φ(%d, %d) = %g", s, j, phi.At(s, j))
-			}
-		}
-	}
-	rho, sum := UniformWeights(39), 0.0
-	for _, r := range rho {
-		sum += r
-	}
-	if len(rho) != 39 || rho[0] != 1.0/39 || math.Abs(sum-1) > 1e-12 {
-		t.Errorf("weights %v", rho)
-	}
+func TestMethodNames(t *testing.T) {
 	if n := MethodNames(); len(n) != len(Methods) || n[1] != "DP-LSL" {
 		t.Errorf("names %v", n)
 	}

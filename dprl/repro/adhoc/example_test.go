@@ -3,22 +3,8 @@ package adhoc_test
 import (
 	"fmt"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/dprl-project/dprl/dprl/repro/adhoc"
 )
-
-// Five states read through features that aggregate neighbouring pairs: states 0 and 1 share feature 0, 2 and 3
-// feature 1, and state 4 has feature 2 to itself.
-func ExampleGroupFeatures() {
-	fmt.Println(mat.Formatted(adhoc.GroupFeatures(5, 2)))
-	// Output:
-	// ⎡1  0  0⎤
-	// ⎢1  0  0⎥
-	// ⎢0  1  0⎥
-	// ⎢0  1  0⎥
-	// ⎣0  0  1⎦
-}
 
 // The estimator with the smallest mean error at ε = 1 among the releases that ran.
 func ExampleBest() {

@@ -3,8 +3,6 @@ package balle2016
 import (
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/dprl-project/dprl/dprl/policyeval"
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/trajectory"
@@ -41,14 +39,8 @@ func NewSetup() (*Setup, error) {
 // d = 20, the last state alone) with ρ = 1/39 and the return bound fBound (the authors' code:
 // R_max/(1−γ) = 100; the chain's tight public bound: 1).
 func (b *Setup) Problem(aggregate int, fBound float64) *policyeval.Problem {
-	d := (b.States + aggregate - 1) / aggregate
-	phi := mat.NewDense(b.States, d, nil)
-	rho := make([]float64, b.States)
-	for s := range b.States {
-		phi.Set(s, s/aggregate, 1)
-		rho[s] = 1 / float64(b.States)
-	}
-	return &policyeval.Problem{Phi: phi, Rho: rho, FMax: fBound, FRange: fBound}
+	return &policyeval.Problem{Phi: policyeval.StateAggregation(b.States, aggregate), Rho: policyeval.UniformWeights(b.States),
+		FMax: fBound, FRange: fBound}
 }
 
 // Batch collects m trajectories (one per individual) and returns their first-visit signature.

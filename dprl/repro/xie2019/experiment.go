@@ -147,11 +147,7 @@ func Chain() (*Domain, error) {
 	if err != nil {
 		return nil, err
 	}
-	phi := mat.NewDense(40, 40, nil)
-	for i := range 40 {
-		phi.Set(i, i, 1)
-	}
-	mo, err := policyeval.ModelMoments(envs.NewChain(envs.BalleChainParams()).Model(), setup.Policy.P, phi, setup.Gamma)
+	mo, err := policyeval.ModelMoments(envs.NewChain(envs.BalleChainParams()).Model(), setup.Policy.P, policyeval.StateAggregation(40, 1), setup.Gamma)
 	if err != nil {
 		return nil, err
 	}
