@@ -32,3 +32,16 @@ func ExampleTaxiTransition() {
 	fmt.Println(row, col, pass, dest, r)
 	// Output: 0 0 4 2 -1
 }
+
+// Balle et al.'s evaluation problem: the exact value of the state next to the goal (½ of reaching it now,
+// ½ of staying: V = 0.5/(1 − 0.99·½) ≈ 0.9901) and a sample of trajectories to estimate it from.
+func ExampleBalleEvaluation() {
+	b := envs.NewBalleEvaluation()
+	d, err := b.Collect(100, rand.NewPCG(1, 2))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("γ = %g, V(38) = %.4f; %d trajectories, %d steps\n", b.Gamma, b.V[38], len(d.Trajectories), d.NumSteps())
+	// Output: γ = 0.99, V(38) = 0.9901; 100 trajectories, 4293 steps
+}

@@ -625,13 +625,8 @@ func table(t *testing.T) []row {
 	)
 
 	// ---- adhoc: Setup.Estimate on a chain dataset
-	chain, err := envs.Make("chain")
+	data, err := envs.NewBalleEvaluation().Collect(30, rand.NewPCG(1, 2))
 	must(err)
-	half, err := envs.ConstantTable(40, 0.5, 0.5)
-	must(err)
-	tr, err := envs.Collect(chain, half, 30, rand.NewPCG(1, 2), 0)
-	must(err)
-	data := &trajectory.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}
 	setup := func() *adhoc.Setup {
 		return &adhoc.Setup{NumStates: 39, State: func(o []float64) int { return int(o[0]) }, Phi: policyeval.StateAggregation(39, 2),
 			Rho: policyeval.UniformWeights(39), Gamma: 0.99,

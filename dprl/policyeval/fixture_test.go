@@ -4,30 +4,23 @@ import (
 	"math/rand/v2"
 
 	"github.com/dprl-project/dprl/envs"
-	"github.com/dprl-project/dprl/trajectory"
 )
 
-// balleChain is the tests' fixture: Balle et al.'s 40-state chain (envs.BalleChainParams) without its
-// absorbing state (39 states, ρ_s = 1/39) under the policy that stays or advances with probability ½,
-// γ = 0.99, with the exact values V. (The reproduction's own copy is balle2016.Setup; the library does not
-// import reproductions.)
+// balleChain is the tests' fixture: envs.BalleEvaluation (Balle et al.'s 40-state chain under the policy
+// that stays or advances with probability ½, γ = 0.99) seen without its absorbing state (39 states,
+// ρ_s = 1/39), with the exact values V. (The reproduction balle2016.Setup reads the chain the same way; the
+// library does not import reproductions.)
 type balleChain struct {
 	States int
 	Gamma  float64
 	V      []float64
 	Policy *envs.TablePolicy
+	chain  *envs.BalleEvaluation
 }
 
 func newBalleChain() (*balleChain, error) {
-	pol, err := envs.ConstantTable(40, 0.5, 0.5)
-	if err != nil {
-		return nil, err
-	}
-	v, err := envs.NewChain(envs.BalleChainParams()).Model().PolicyValue(pol.P, 0.99)
-	if err != nil {
-		return nil, err
-	}
-	return &balleChain{States: 39, Gamma: 0.99, V: v[:39], Policy: pol}, nil
+	c := envs.NewBalleEvaluation()
+	return &balleChain{States: 39, Gamma: c.Gamma, V: c.V[:39], Policy: c.Policy, chain: c}, nil
 }
 
 // Problem has tabular (aggregate = 1) or adjacent-pair (aggregate = 2) features, ρ = 1/39 and return bound
@@ -38,14 +31,9 @@ func (b *balleChain) Problem(aggregate int, fBound float64) *Problem {
 
 // Batch is the signature of m fresh trajectories.
 func (b *balleChain) Batch(m int, src rand.Source) (*Signature, error) {
-	env, err := envs.Make("chain")
+	d, err := b.chain.Collect(m, src)
 	if err != nil {
 		return nil, err
 	}
-	tr, err := envs.Collect(env, b.Policy, m, src, 0)
-	if err != nil {
-		return nil, err
-	}
-	return NewSignature(&trajectory.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}, b.States, b.Gamma,
-		func(o []float64) int { return int(o[0]) })
+	return NewSignature(d, b.States, b.Gamma, func(o []float64) int { return int(o[0]) })
 }

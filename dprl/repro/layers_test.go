@@ -53,3 +53,45 @@ func TestEstimatorsCompileNoSimulator(t *testing.T) {
 		}
 	}
 }
+
+// gatherers are the packages under dprl/repro whose job is to gather every paper: accounting (notebooks 00
+// and 01 set each paper's constants side by side) and sweeps (registers each paper's experiments for the
+// dprl command; the papers' full-size tests import it for that). Every other sub-package is one paper or one
+// walkthrough and stands alone.
+var gatherers = []string{"accounting", "sweeps"}
+
+// TestReproductionsImportNoOtherReproduction: no package under dprl/repro/<paper> imports (in its code or its
+// tests) a package under another dprl/repro/<paper>; what two reproductions share belongs in the library.
+// The gatherers are neither checked nor counted as papers.
+func TestReproductionsImportNoOtherReproduction(t *testing.T) {
+	const root = module + "dprl/repro/"
+	// paper returns the reproduction a package path belongs to ("" outside dprl/repro/<paper>).
+	paper := func(path string) string {
+		rest, ok := strings.CutPrefix(path, root)
+		if !ok {
+			return ""
+		}
+		name, _, _ := strings.Cut(rest, "/")
+		return name
+	}
+	lines := goList(t, "-f", "{{.ImportPath}}:{{join .Imports \" \"}} {{join .TestImports \" \"}} {{join .XTestImports \" \"}}", root+"...")
+	papers := map[string]bool{}
+	for _, l := range lines {
+		path, imports, _ := strings.Cut(l, ":")
+		from := paper(path)
+		papers[from] = true
+		if from == "" || slices.Contains(gatherers, from) {
+			continue
+		}
+		for _, imp := range strings.Fields(imports) {
+			if to := paper(imp); to != "" && to != from && !slices.Contains(gatherers, to) {
+				t.Errorf("%s imports %s: reproduction %s depends on reproduction %s", strings.TrimPrefix(path, module), strings.TrimPrefix(imp, module), from, to)
+			}
+		}
+	}
+	for _, want := range []string{"balle2016", "xie2019", "adhoc"} {
+		if !papers[want] {
+			t.Errorf("go list found no package of %s: is the check reading the right graph?", want)
+		}
+	}
+}

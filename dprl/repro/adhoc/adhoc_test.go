@@ -15,19 +15,14 @@ import (
 // chainSetup is Balle's chain read with pair aggregation: 2000 (or n) trajectories of the ½-stay policy.
 func chainSetup(t testing.TB, n int) (*Setup, *trajectory.Dataset) {
 	t.Helper()
-	env, err := envs.Make("chain")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol, _ := envs.ConstantTable(40, 0.5, 0.5)
-	tr, err := envs.Collect(env, pol, n, rand.NewPCG(1, 2), 0)
+	d, err := envs.NewBalleEvaluation().Collect(n, rand.NewPCG(1, 2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := &Setup{NumStates: 39, State: func(o []float64) int { return int(o[0]) }, Phi: policyeval.StateAggregation(39, 2),
 		Rho: policyeval.UniformWeights(39), Gamma: 0.99, ReturnMax: 1,
 		Delta: 1e-5, Clip: 1, Steps: 500, StepSize: 0.02, LambdaC: 4}
-	return s, &trajectory.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}
+	return s, d
 }
 
 func TestValidate(t *testing.T) {

@@ -5,13 +5,12 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/policyeval"
 	"github.com/dprl-project/dprl/envs"
-	"github.com/dprl-project/dprl/trajectory"
 )
 
 // Notebook names the notebook's claims file (repro.ClaimsFile(Notebook)).
 const Notebook = "02-balle2016"
 
-// Setup is Balle et al.'s chain experiment: the 40-state chain (envs.BalleChainParams) seen without its
+// Setup is Balle et al.'s chain experiment (envs.BalleEvaluation): the 40-state chain seen without its
 // absorbing state (39 states, ρ_s = 1/39), the policy that stays or advances with probability ½, γ = 0.99,
 // and the exact values V of the 39 states.
 type Setup struct {
@@ -19,20 +18,13 @@ type Setup struct {
 	Gamma  float64
 	V      []float64 // exact values of the 39 non-absorbing states
 	Policy *envs.TablePolicy
+	chain  *envs.BalleEvaluation
 }
 
-// NewSetup builds the setup and computes the exact values by a linear solve.
+// NewSetup builds the setup from envs.NewBalleEvaluation, which computes the exact values by a linear solve.
 func NewSetup() (*Setup, error) {
-	chain := envs.NewChain(envs.BalleChainParams())
-	pol, err := envs.ConstantTable(40, 0.5, 0.5)
-	if err != nil {
-		return nil, err
-	}
-	v, err := chain.Model().PolicyValue(pol.P, 0.99)
-	if err != nil {
-		return nil, err
-	}
-	return &Setup{States: 39, Gamma: 0.99, V: v[:39], Policy: pol}, nil
+	c := envs.NewBalleEvaluation()
+	return &Setup{States: 39, Gamma: c.Gamma, V: c.V[:39], Policy: c.Policy, chain: c}, nil
 }
 
 // Problem returns the tabular (aggregate = 1) or state-aggregation features (aggregate = 2: adjacent pairs,
@@ -45,16 +37,11 @@ func (b *Setup) Problem(aggregate int, fBound float64) *policyeval.Problem {
 
 // Batch collects m trajectories (one per individual) and returns their first-visit signature.
 func (b *Setup) Batch(m int, src rand.Source) (*policyeval.Signature, error) {
-	env, err := envs.Make("chain")
+	d, err := b.chain.Collect(m, src)
 	if err != nil {
 		return nil, err
 	}
-	tr, err := envs.Collect(env, b.Policy, m, src, 0)
-	if err != nil {
-		return nil, err
-	}
-	return policyeval.NewSignature(&trajectory.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}, b.States, b.Gamma,
-		func(o []float64) int { return int(o[0]) })
+	return policyeval.NewSignature(d, b.States, b.Gamma, func(o []float64) int { return int(o[0]) })
 }
 
 // Privacy is the privacy level of every private release in the reproduction: ε = δ = 0.1 (ε from the

@@ -94,7 +94,7 @@
 //
 // # The domains
 //
-//   - Chain: Balle et al.'s 40-state chain (balle2016.Setup), tabular features, exact moments; DP-LSW and
+//   - Chain: Balle et al.'s 40-state chain (envs.BalleEvaluation), tabular features, exact moments; DP-LSW and
 //     DP-LSL run on its 39 non-absorbing states.
 //   - MountainCar: the order-5 Fourier basis (36 features), γ = 0.99, rewards times 1 − γ so that every
 //     return lies in [−1, 0]. The evaluated policy is MountainCarEnergy, a stand-in for the paper's

@@ -12,7 +12,6 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/policyeval"
-	"github.com/dprl-project/dprl/dprl/repro/balle2016"
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
 	"github.com/dprl-project/dprl/trajectory"
@@ -138,27 +137,28 @@ func clipBound(ft []policyeval.FeatureTrajectory, gamma float64) (float64, error
 	return math.Ceil(c/p) * p, nil
 }
 
-// Chain is the chain of Xie et al.'s Fig. 1, in Balle et al.'s configuration (balle2016.Setup: 40 states,
+// Chain is the chain of Xie et al.'s Fig. 1, in Balle et al.'s configuration (envs.BalleEvaluation: 40 states,
 // stay or advance with probability ½, reward 1 on reaching the absorbing state, γ = 0.99, start uniform,
 // 200-step limit), with tabular features and exact moments; DP-LSW and DP-LSL use Balle's 39-state
 // problem with the chain's tight public return bound F = 1.
 func Chain() (*Domain, error) {
-	setup, err := balle2016.NewSetup()
-	if err != nil {
-		return nil, err
-	}
-	mo, err := policyeval.ModelMoments(envs.NewChain(envs.BalleChainParams()).Model(), setup.Policy.P, policyeval.StateAggregation(40, 1), setup.Gamma)
+	chain := envs.NewBalleEvaluation()
+	mo, err := policyeval.ModelMoments(envs.NewChain(envs.BalleChainParams()).Model(), chain.Policy.P, policyeval.StateAggregation(40, 1), chain.Gamma)
 	if err != nil {
 		return nil, err
 	}
 	d := &Domain{
-		Name: "chain", Gamma: setup.Gamma, RewardScale: 1, True: mo,
-		LSW: setup.Problem(1, 1), LSL: true, LSWStates: setup.States,
+		Name: "chain", Gamma: chain.Gamma, RewardScale: 1, True: mo,
+		LSW: &policyeval.Problem{Phi: policyeval.StateAggregation(39, 1), Rho: policyeval.UniformWeights(39), FMax: 1, FRange: 1},
+		LSL: true, LSWStates: 39,
 		LSWState: func(o []float64) int { return int(o[0]) },
 		lswTheta: func(th []float64) []float64 { return append(slices.Clone(th), 0) }, // V(absorbing) = 0
 		draw: func(n int, src rand.Source) ([]trajectory.Trajectory, error) {
-			env, _ := envs.Make("chain")
-			return envs.Collect(env, setup.Policy, n, src, 0)
+			d, err := chain.Collect(n, src)
+			if err != nil {
+				return nil, err
+			}
+			return d.Trajectories, nil
 		},
 		feats: func() trajectory.Features { return envs.TabularFeatures{N: 40} },
 	}
