@@ -15,6 +15,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/figure"
 	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/dprl/report"
 
 	"github.com/janpfeifer/gonb/gonbui"
 	"github.com/janpfeifer/gonb/gonbui/protocol"
@@ -29,17 +30,24 @@ type Display struct {
 	Out io.Writer
 	// Dir receives PNG files outside a notebook; it is created when needed.
 	Dir string
+	// ClaimsFile keeps the claims rows Claims records, for ShowClaims in a later cell (GoNB runs every cell
+	// as a program of its own); empty: they are kept in the Display, for one program.
+	ClaimsFile string
 
 	mu      sync.Mutex
 	figures int
+	claims  []report.Claim
 }
 
 // Default is the display the package-level functions use: the notebook when running under GoNB, otherwise
 // standard output with figures written to $DPRL_FIGURE_DIR (default: dprl-figures in the working directory).
+// In a notebook it keeps claims rows in the kernel's own folder ($GONB_TMP_DIR), so the last cell can show
+// every row the cells before it recorded.
 var Default = &Display{
-	Notebook: gonbui.IsNotebook,
-	Out:      os.Stdout,
-	Dir:      defaultDir(),
+	Notebook:   gonbui.IsNotebook,
+	Out:        os.Stdout,
+	Dir:        defaultDir(),
+	ClaimsFile: defaultClaimsFile(),
 }
 
 func defaultDir() string {

@@ -31,6 +31,16 @@
 // headless (HeadlessEnv set, or no browser answering) and outside a notebook it draws its default state
 // once.
 //
+// # Claims
+//
+// Display implements report.Sink's Claims: each call says in one line which rows it recorded, with their
+// verdicts, and keeps the rows (a row replacing an earlier one of the same key) in ClaimsFile, which
+// Default sets, in a notebook, to a file in the kernel's own folder ($GONB_TMP_DIR): every cell is a
+// program of its own, and the rows must outlive it. ShowClaims, in a notebook's last cell, shows every row
+// kept: the paper's claims, then our own sanity checks and analyses in a table of their own, each under a
+// line counting its rows per verdict and per kind; in a notebook it also sends the rows as JSON under
+// ClaimsMIME, which kernels/nbrun reads from the executed notebook into claims.csv.
+//
 // # Parameters and errors
 //
 // Bad arguments (a nil plot, empty PNG bytes, an explorer without a Draw function or with an empty control)

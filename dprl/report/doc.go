@@ -6,9 +6,20 @@
 // # Sinks
 //
 //   - Sink receives, in order, Markdown text, tables (a header row and rows of cells), figures
-//     (*plot.Plot, shown at figure.DefaultSize) and progress bars over a number of units.
-//   - Recorder keeps everything as Items, exactly one of Markdown, Header/Rows or Plot set in each, and
-//     counts the units its bars receive; Figures and Tables count what it holds. A nil plot is refused with
-//     a *param.Error.
+//     (*plot.Plot, shown at figure.DefaultSize), progress bars over a number of units, and claims rows.
+//   - Recorder keeps everything as Items, exactly one of Markdown, Header/Rows, Plot or Claims set in each,
+//     and counts the units its bars receive; Figures and Tables count what it holds, ClaimRows gives the
+//     claims table its rows make. A nil plot is refused with a *param.Error.
 //   - Discard shows nothing.
+//
+// # Claims rows
+//
+// A Claim is one row of a reproduction's claims table: the paper's claim (its Kind, the paper's words and
+// where they are), what was measured with its interval and seeds, the verdict, and for a comparison the
+// trivial reference, the privacy of the methods compared and the verdict's robustness. Package repro
+// states what each field must hold and decides the verdicts; this package carries the rows and lays them
+// out: MergeClaims (a row replaces the earlier one of its Key), SplitClaims (the paper's rows apart from
+// our own sanity checks and analyses), ClaimTable (the columns some row fills), ClaimCounts (rows per
+// verdict and per kind) and WriteClaimsCSV (every notebook's rows, columns ClaimsCSVColumns). The JSON form
+// of a Claim keeps NaN and infinite numbers (as strings).
 package report

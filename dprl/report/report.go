@@ -18,6 +18,9 @@ type Sink interface {
 	Figure(p *plot.Plot) error
 	// Bar starts a progress bar over total units of work.
 	Bar(label string, total int) Bar
+	// Claims records rows of the claims table (a row replaces an earlier one of the same Key). A notebook's
+	// display keeps them for the table at the end of the notebook.
+	Claims(rows ...Claim)
 }
 
 // Bar is a progress bar: Add reports finished units, Done closes it and returns the time it was open.
@@ -26,12 +29,13 @@ type Bar interface {
 	Done() time.Duration
 }
 
-// Item is one thing a Recorder received: exactly one of Markdown, Header/Rows or Plot is set.
+// Item is one thing a Recorder received: exactly one of Markdown, Header/Rows, Plot or Claims is set.
 type Item struct {
 	Markdown string
 	Header   []string
 	Rows     [][]string
 	Plot     *plot.Plot
+	Claims   []Claim
 }
 
 // Recorder is a Sink that keeps everything it is given, for tests and for callers that lay out the
@@ -70,6 +74,21 @@ func (r *Recorder) Figure(p *plot.Plot) error {
 	}
 	r.Items = append(r.Items, Item{Plot: p})
 	return nil
+}
+
+// Claims records claims rows.
+func (r *Recorder) Claims(rows ...Claim) {
+	r.Items = append(r.Items, Item{Claims: append([]Claim(nil), rows...)})
+}
+
+// ClaimRows returns every claims row recorded, a later row replacing an earlier one of the same Key
+// (MergeClaims): the table the rows make.
+func (r *Recorder) ClaimRows() []Claim {
+	var out []Claim
+	for _, it := range r.Items {
+		out = MergeClaims(out, it.Claims...)
+	}
+	return out
 }
 
 // Bar returns a bar that adds its units to r.Units.
@@ -111,6 +130,7 @@ func (discard) Markdown(string)            {}
 func (discard) Table([]string, [][]string) {}
 func (discard) Figure(*plot.Plot) error    { return nil }
 func (discard) Bar(string, int) Bar        { return nopBar{} }
+func (discard) Claims(...Claim)            {}
 
 type nopBar struct{}
 

@@ -1,37 +1,39 @@
 package repro
 
 import (
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/dprl-project/dprl/dprl/report"
 )
 
-// Claim is one row of a notebook's reproduction table: a paper's claim, the paper's number or statement,
-// what we measured, and the verdict. A row whose verdict comes from a stated test carries the interval and
-// the number of seeds it rests on (Tested builds such a row).
-type Claim struct {
-	Key      string `json:"key"` // stable identifier; recording a key again replaces its row
-	Claim    string `json:"claim"`
-	Paper    string `json:"paper"`
-	Measured string `json:"measured"`
-	Verdict  string `json:"verdict"` // Reproduced, NotReproduced, Inconclusive (older rows: free text)
-	// CILow and CIHigh bound the measured quantity (or the difference the test is about) at 95%; Seeds is
-	// the number of independent seeds behind it (0: not a tested row).
-	CILow  float64 `json:"ci_low,omitempty"`
-	CIHigh float64 `json:"ci_high,omitempty"`
-	Seeds  int     `json:"seeds,omitempty"`
-	Why    string  `json:"why,omitempty"` // why ours differs from the paper, or what the test was
-}
+// Claim is one row of a notebook's reproduction table (report.Claim: the row a report.Sink receives). The
+// package doc says what each kind of row must hold; Record decides the verdicts of comparison rows.
+type Claim = report.Claim
+
+// The parts of a claim row, as report defines them.
+type (
+	// Comparison is what a row saying "A beats (or matches) B" measures against the trivial reference.
+	Comparison = report.Comparison
+	// Interval is an estimate with its 95% interval.
+	Interval = report.Interval
+	// Privacy is the certified (ε, δ) of one compared method.
+	Privacy = report.Privacy
+	// Robustness is a verdict recomputed under the alternatives of a choice the paper leaves open.
+	Robustness = report.Robustness
+	// Alternative is one setting of an open choice and the verdict under it.
+	Alternative = report.Alternative
+)
+
+// The kinds of row (report.KindPaper, …).
+const (
+	KindPaper    = report.KindPaper    // the paper's own statement, quoted
+	KindFigure   = report.KindFigure   // what we read off one of the paper's figures
+	KindSanity   = report.KindSanity   // a check of ours, not the paper's (its own table)
+	KindAnalysis = report.KindAnalysis // an analysis of ours that the paper does not make (its own table)
+)
 
 // The verdicts a tested claim can get.
 const (
@@ -63,119 +65,180 @@ func Tested(c Claim, mean, lo, hi float64, seeds int, format string, boundary fl
 	return c
 }
 
-// ClaimsDirEnv names the folder for claims files (make notebooks sets it to build/notebooks/claims, so
-// concurrent runs do not share files and the runner can collect every notebook's table); when unset the
-// system temporary folder is used.
-const ClaimsDirEnv = "DPRL_CLAIMS_DIR"
-
-// ClaimsFile is where a notebook keeps its reproduction rows between cells (GoNB runs every cell as a new
-// program): a JSON file named after the notebook in $DPRL_CLAIMS_DIR or the system temporary folder.
-func ClaimsFile(notebook string) string {
-	dir := os.Getenv(ClaimsDirEnv)
-	if dir == "" {
-		dir = os.TempDir()
+// Record decides every row by the rules of Decide and sends the rows to out (report.Sink.Claims). It is how
+// a reproduction records its claims.
+func Record(out report.Sink, rows ...Claim) {
+	decided := make([]Claim, len(rows))
+	for i, c := range rows {
+		decided[i] = Decide(c)
 	}
-	return filepath.Join(dir, "dprl-claims-"+notebook+".json")
+	out.Claims(decided...)
 }
 
-// RecordClaims adds or replaces rows (by Key) in the claims file, keeping first-recorded order.
-func RecordClaims(path string, claims ...Claim) error {
-	old, err := LoadClaims(path)
-	if err != nil {
-		return err
+// PrivacyTolerance is the relative difference below which two certified ε (or δ) count as equal.
+const PrivacyTolerance = 1e-6
+
+// Decide applies the verdict rules of a comparison (a row with Compare set; other rows are returned as they
+// are). The row is Inconclusive, whatever its test said, when
+//   - A does not beat the trivial reference (Compare.Margin's interval is not wholly above 0, or no trivial
+//     reference was measured): why "uninformative: A ≈ <trivial>";
+//   - the private methods it lists in Privacy differ in ε or δ by more than PrivacyTolerance (relative):
+//     why "unequal privacy".
+//
+// The reasons are put before the row's Why, with the verdict the test alone gave. Deciding a row twice
+// changes nothing.
+func Decide(c Claim) Claim {
+	reasons := decideReasons(c)
+	if len(reasons) == 0 {
+		return c
 	}
-	for _, c := range claims {
-		replaced := false
-		for i := range old {
-			if old[i].Key == c.Key {
-				old[i], replaced = c, true
-			}
+	prefix := strings.Join(reasons, "; ")
+	if strings.HasPrefix(c.Why, prefix) {
+		return c
+	}
+	why := prefix + "; the test alone: " + c.Verdict
+	if c.Why != "" {
+		why += ". " + c.Why
+	}
+	c.Verdict, c.Why = Inconclusive, why
+	return c
+}
+
+// decideReasons are the reasons a comparison row cannot be reproduced or not reproduced.
+func decideReasons(c Claim) []string {
+	if c.Compare == nil {
+		return nil
+	}
+	var reasons []string
+	if p := c.Compare; p.Trivial == "" {
+		reasons = append(reasons, fmt.Sprintf("uninformative: %s was not measured against a trivial reference", p.A))
+	} else if !(p.Margin.Low > 0) {
+		reasons = append(reasons, fmt.Sprintf("uninformative: %s ≈ %s (%s − %s: %s)", p.A, p.Trivial, p.A, p.Trivial, p.Margin))
+	}
+	if unequalPrivacy(c.Privacy) {
+		reasons = append(reasons, "unequal privacy ("+report.PrivacyList(c.Privacy)+")")
+	}
+	return reasons
+}
+
+// unequalPrivacy reports whether two private methods of ps differ in ε or δ by more than PrivacyTolerance.
+func unequalPrivacy(ps []Privacy) bool {
+	var first *Privacy
+	for i := range ps {
+		p := &ps[i]
+		if p.NonPrivate {
+			continue
 		}
-		if !replaced {
-			old = append(old, c)
+		if first == nil {
+			first = p
+			continue
 		}
-	}
-	b, err := json.MarshalIndent(old, "", " ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, b, 0o644)
-}
-
-// LoadClaims reads the claims file (no file: no claims).
-func LoadClaims(path string) ([]Claim, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []Claim
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, fmt.Errorf("repro: %s: %w", path, err)
-	}
-	return out, nil
-}
-
-// ClaimRows turns claims into table rows: claim, paper, measured, seeds, verdict, why.
-func ClaimRows(claims []Claim) [][]string {
-	rows := make([][]string, len(claims))
-	for i, c := range claims {
-		seeds := ""
-		if c.Seeds > 0 {
-			seeds = fmt.Sprint(c.Seeds)
-		}
-		rows[i] = []string{c.Claim, c.Paper, c.Measured, seeds, c.Verdict, c.Why}
-	}
-	return rows
-}
-
-// CSVColumns are the columns of WriteClaimsCSV.
-var CSVColumns = []string{"notebook", "claim", "paper", "measured", "ci_low", "ci_high", "seeds", "verdict"}
-
-// WriteClaimsCSV writes every notebook's claims (notebook → rows, in the order of names) as one tidy CSV.
-// A row without an interval has empty ci_low and ci_high.
-func WriteClaimsCSV(w io.Writer, names []string, claims map[string][]Claim) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVColumns); err != nil {
-		return err
-	}
-	for _, nb := range names {
-		for _, c := range claims[nb] {
-			lo, hi := "", ""
-			if c.Seeds > 0 {
-				lo, hi = strconv.FormatFloat(c.CILow, 'g', 6, 64), strconv.FormatFloat(c.CIHigh, 'g', 6, 64)
-			}
-			if err := cw.Write([]string{nb, c.Claim, c.Paper, c.Measured, lo, hi, strconv.Itoa(c.Seeds), c.Verdict}); err != nil {
-				return err
-			}
+		if !relEqual(p.Epsilon, first.Epsilon) || !relEqual(p.Delta, first.Delta) {
+			return true
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return false
 }
 
-// CheckClaim reports what keeps a claim row from standing as a verdict: a NaN anywhere, fewer than 10
-// seeds, or a verdict other than Reproduced, NotReproduced or Inconclusive (nil when it stands).
+func relEqual(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= PrivacyTolerance*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// CheckRules reports what breaks the claim model in a row, whatever its size: a kind that is not one of the
+// four; a reproduced comparison that Decide would not let stand (uninformative or at unequal privacy); a
+// classified not-reproduced row without Robust; an open choice without alternatives; a privacy entry that is
+// not a method with a valid (ε, δ). Rows without a Kind (not yet rewritten) are spared the Robust rule.
+func CheckRules(c Claim) error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("claim %q: "+format, append([]any{c.Key}, args...)...))
+	}
+	switch c.Kind {
+	case "", KindPaper, KindFigure, KindSanity, KindAnalysis:
+	default:
+		bad("kind %q is not one of %q", c.Kind, report.Kinds)
+	}
+	if r := decideReasons(c); len(r) > 0 && c.Verdict != Inconclusive {
+		bad("verdict %q although %s (record rows with repro.Record)", c.Verdict, strings.Join(r, "; "))
+	}
+	if c.Kind != "" && c.Verdict == NotReproduced && c.Robust == nil {
+		bad("not reproduced without robust: recompute the verdict under each alternative the paper leaves open")
+	}
+	if r := c.Robust; r != nil && r.Choice != "" && len(r.Alternatives) == 0 {
+		bad("robust: choice %q without alternatives", r.Choice)
+	}
+	for _, p := range c.Privacy {
+		switch {
+		case p.Method == "" || strings.ContainsAny(p.Method, ":;"):
+			bad("privacy: method %q must be a non-empty name without ':' or ';'", p.Method)
+		case p.NonPrivate:
+		case !(p.Epsilon >= 0) || math.IsInf(p.Epsilon, 0) || !(p.Delta >= 0 && p.Delta <= 1):
+			bad("privacy: %s has ε = %g, δ = %g; want ε ≥ 0 finite and δ in [0, 1]", p.Method, p.Epsilon, p.Delta)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// CheckClaim reports what keeps a claim row from standing as a verdict: CheckRules, a NaN anywhere, fewer
+// than 10 seeds, or a verdict other than Reproduced, NotReproduced or Inconclusive (nil when it stands).
 func CheckClaim(c Claim) error {
+	var err error
 	switch {
 	case strings.Contains(c.Measured, "NaN") || math.IsNaN(c.CILow) || math.IsNaN(c.CIHigh):
-		return fmt.Errorf("claim %q: measured %q has a NaN", c.Key, c.Measured)
+		err = fmt.Errorf("claim %q: measured %q has a NaN", c.Key, c.Measured)
 	case c.Seeds < 10:
-		return fmt.Errorf("claim %q: %d seeds, want at least 10", c.Key, c.Seeds)
+		err = fmt.Errorf("claim %q: %d seeds, want at least 10", c.Key, c.Seeds)
 	case c.Verdict != Reproduced && c.Verdict != NotReproduced && c.Verdict != Inconclusive:
-		return fmt.Errorf("claim %q: verdict %q is not one of %q, %q, %q", c.Key, c.Verdict, Reproduced, NotReproduced, Inconclusive)
+		err = fmt.Errorf("claim %q: verdict %q is not one of %q, %q, %q", c.Key, c.Verdict, Reproduced, NotReproduced, Inconclusive)
 	}
-	return nil
+	return errors.Join(CheckRules(c), err)
 }
 
-// ShowClaims shows the claims a notebook recorded (ClaimsFile(notebook)) as its reproduction table.
-func ShowClaims(out report.Sink, notebook string) error {
-	claims, err := LoadClaims(ClaimsFile(notebook))
-	if err != nil {
-		return err
+// CheckStrict is the complete-row check a reproduction switches on once its rows are rewritten: CheckRules;
+// a Kind on every row; on a KindPaper row a Quote that q holds (Quotes.Check) and a Where; on a KindFigure
+// row a Where; on a comparison row A, B and a trivial reference, and A and B listed in Privacy. A Quote on a
+// row of any kind must be in q.
+func CheckStrict(c Claim, q *Quotes) error {
+	errs := []error{CheckRules(c)}
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("claim %q: "+format, append([]any{c.Key}, args...)...))
 	}
-	out.Table([]string{"claim", "paper", "measured here", "seeds", "verdict", "why"}, ClaimRows(claims))
-	return nil
+	switch c.Kind {
+	case "":
+		bad("no kind (one of %q)", report.Kinds)
+	case KindPaper:
+		if c.Quote == "" {
+			bad("a paper row without the paper's words (Quote)")
+		}
+		fallthrough
+	case KindFigure:
+		if c.Where == "" {
+			bad("a %s row without Where (section, figure or table)", c.Kind)
+		}
+	}
+	if c.Quote != "" {
+		if err := q.Check(c.Quote); err != nil {
+			bad("%v", err)
+		}
+	}
+	if p := c.Compare; p != nil {
+		if p.A == "" || p.B == "" || p.Trivial == "" {
+			bad("a comparison needs A, B and the trivial reference (A %q, B %q, trivial %q)", p.A, p.B, p.Trivial)
+		}
+		for _, m := range []string{p.A, p.B} {
+			if !listed(c.Privacy, m) {
+				bad("%q is compared but not listed in Privacy (%s)", m, report.PrivacyList(c.Privacy))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func listed(ps []Privacy, method string) bool {
+	for _, p := range ps {
+		if p.Method == method {
+			return true
+		}
+	}
+	return false
 }

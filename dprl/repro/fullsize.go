@@ -10,19 +10,21 @@ import (
 	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
-// FullSize looks for the merged result of the named checked-in sweep (sweeps/specs/<name>.json, merged into
-// build/sweeps/<name>/ or $DPRL_SWEEPS/<name>; see package sweep) and says on out which numbers follow:
-// the full-size sweep's, with where they came from, or the default size's, with how to get the full size.
+// FullSize looks for the merged result of the named checked-in sweep in the repository at root
+// (sweeps/specs/<name>.json, merged into <root>/build/sweeps/<name>/ or $DPRL_SWEEPS/<name>; see
+// sweep.LoadFrom) and says on out which numbers follow: the full-size sweep's, with where they came from, or
+// the default size's, with how to get the full size. The notebook kernels set $DPRL_ROOT to the repository
+// and a notebook passes it; nothing here depends on the working directory.
 //
-// ok is false when no merged result is there, or when there is no repository root to look in (the package
-// used outside the repository without $DPRL_ROOT): the caller runs its default size. A result that is there
-// but does not check out (a corrupted file, or a checked-in spec changed since it was computed) is an
-// error: a figure never falls back silently from a result the user asked for.
-func FullSize(out report.Sink, name string) (r *sweep.Result, ok bool, err error) {
-	if _, err := sweep.Root(); err != nil {
+// ok is false when no merged result is there, or when root is empty (the package used outside the
+// repository): the caller runs its default size. A result that is there but does not check out (a corrupted
+// file, or a checked-in spec changed since it was computed) is an error: a figure never falls back silently
+// from a result the user asked for.
+func FullSize(out report.Sink, root, name string) (r *sweep.Result, ok bool, err error) {
+	if root == "" {
 		return nil, false, nil
 	}
-	r, ok, err = sweep.Load(name)
+	r, ok, err = sweep.LoadFrom(root, name)
 	if err != nil {
 		return nil, false, err
 	}

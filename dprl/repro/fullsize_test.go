@@ -28,9 +28,9 @@ func init() {
 const squareSpec = `{"name": "square", "experiment": "repro/test-square", "grid": {"x": [1, 2, 3]}, "seeds": {"first": 0, "count": 4}, "shard_size": 5}`
 
 func TestFullSize(t *testing.T) {
-	sweeptest.Root(t)
+	root := sweeptest.Root(t)
 	rec := &report.Recorder{}
-	if r, ok, err := repro.FullSize(rec, "square"); r != nil || ok || err != nil {
+	if r, ok, err := repro.FullSize(rec, root, "square"); r != nil || ok || err != nil {
 		t.Fatalf("no result: %v %v %v", r, ok, err)
 	}
 	if md := strings.Join(rec.Markdowns(), "\n"); !strings.Contains(md, "Default size") || !strings.Contains(md, "sweeps/specs/square.json") {
@@ -39,8 +39,13 @@ func TestFullSize(t *testing.T) {
 
 	sweeptest.Merge(t, squareSpec)
 	dir, _ := sweep.Dir("square")
+	// The root given decides, not $DPRL_ROOT or the working directory.
+	t.Setenv(sweep.RootEnv, t.TempDir())
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	os.Chdir(t.TempDir())
 	rec = &report.Recorder{}
-	r, ok, err := repro.FullSize(rec, "square")
+	r, ok, err := repro.FullSize(rec, root, "square")
 	if !ok || err != nil || len(r.Table.Rows) != 12 {
 		t.Fatalf("merged: %v %v", ok, err)
 	}
@@ -50,17 +55,14 @@ func TestFullSize(t *testing.T) {
 
 	// A corrupted result is an error, never a silent fallback to the default size.
 	os.WriteFile(filepath.Join(dir, sweep.MergedFile), []byte("y\n1\n"), 0o644)
-	if _, ok, err := repro.FullSize(&report.Recorder{}, "square"); ok || err == nil || !strings.Contains(err.Error(), "checksum") {
+	if _, ok, err := repro.FullSize(&report.Recorder{}, root, "square"); ok || err == nil || !strings.Contains(err.Error(), "checksum") {
 		t.Errorf("corrupt: %v %v", ok, err)
 	}
 
-	// Outside any repository (no $DPRL_ROOT, no go.mod of the module above): default size, no error.
-	t.Setenv(sweep.RootEnv, "")
-	wd, _ := os.Getwd()
-	defer os.Chdir(wd)
-	os.Chdir(t.TempDir())
-	if _, ok, err := repro.FullSize(&report.Recorder{}, "square"); ok || err != nil {
-		t.Errorf("no root: %v %v", ok, err)
+	// No repository root (the package used outside the repository): default size, no note, no error.
+	rec = &report.Recorder{}
+	if _, ok, err := repro.FullSize(rec, "", "square"); ok || err != nil || len(rec.Items) != 0 {
+		t.Errorf("no root: %v %v %d items", ok, err, len(rec.Items))
 	}
 }
 

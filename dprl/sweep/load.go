@@ -49,14 +49,23 @@ func Root() (string, error) {
 
 // Dir is where the named sweep's results live: $DPRL_SWEEPS/<name>, else <root>/build/sweeps/<name>.
 func Dir(name string) (string, error) {
+	var root string
+	if os.Getenv(SweepsEnv) == "" {
+		r, err := Root()
+		if err != nil {
+			return "", err
+		}
+		root = r
+	}
+	return dirIn(root, name), nil
+}
+
+// dirIn is Dir for the repository root given.
+func dirIn(root, name string) string {
 	if d := os.Getenv(SweepsEnv); d != "" {
-		return filepath.Join(d, name), nil
+		return filepath.Join(d, name)
 	}
-	r, err := Root()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(r, "build", "sweeps", name), nil
+	return filepath.Join(root, "build", "sweeps", name)
 }
 
 // SpecPath is the checked-in spec of the named sweep: <root>/sweeps/specs/<name>.json.
@@ -65,8 +74,10 @@ func SpecPath(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(r, "sweeps", "specs", name+".json"), nil
+	return specIn(r, name), nil
 }
+
+func specIn(root, name string) string { return filepath.Join(root, "sweeps", "specs", name+".json") }
 
 // Result is a merged sweep read back.
 type Result struct {
@@ -125,10 +136,21 @@ func ReadMerged(dir string) (*Result, error) {
 // so the caller runs its default size instead. When the checked-in spec sweeps/specs/<name>.json exists and
 // differs from the one the result was computed for, Load returns an error: the result is stale.
 func Load(name string) (r *Result, ok bool, err error) {
-	dir, err := Dir(name)
-	if err != nil {
+	root, err := Root()
+	if err != nil && os.Getenv(SweepsEnv) == "" {
 		return nil, false, err
 	}
+	return LoadFrom(root, name)
+}
+
+// LoadFrom is Load in the repository at root, whatever the working directory: the result in
+// $DPRL_SWEEPS/<name> or <root>/build/sweeps/<name>, checked against the spec <root>/sweeps/specs/<name>.json.
+// An empty root (no repository) with $DPRL_SWEEPS unset has no result: ok is false.
+func LoadFrom(root, name string) (r *Result, ok bool, err error) {
+	if root == "" && os.Getenv(SweepsEnv) == "" {
+		return nil, false, nil
+	}
+	dir := dirIn(root, name)
 	r, err = ReadMerged(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
@@ -136,7 +158,8 @@ func Load(name string) (r *Result, ok bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if path, err := SpecPath(name); err == nil {
+	if root != "" {
+		path := specIn(root, name)
 		if cur, err := ReadSpec(path); err == nil && cur.Hash() != r.Manifest.SpecHash {
 			return nil, false, fmt.Errorf("sweep: %s is stale: computed for spec hash %s…, %s now has %s…: rerun the sweep or remove the directory",
 				dir, short(r.Manifest.SpecHash), path, short(cur.Hash()))

@@ -7,4 +7,8 @@
 // With no arguments it runs every notebook in notebooks/. -quick sets DPRL_QUICK=1 for the kernels (fewer
 // trials, same code paths). -screenshot NAME renders NAME's HTML report in headless Chromium and checks that
 // the screenshot shows a plot.
+//
+// It gathers the claims table every executed notebook shows (display.ShowClaims sends its rows under
+// display.ClaimsMIME) into OUT/claims.csv (columns report.ClaimsCSVColumns) and lists the rows that do not
+// yet stand as verdicts (repro.CheckClaim); -strict-claims makes those a failure.
 package main

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,7 +27,7 @@ func main() {
 	shot := flag.String("screenshot", "", "notebook whose HTML report to screenshot in headless Chromium and check for a plot")
 	chromium := flag.String("chromium", "chromium", "the Chromium binary for -screenshot")
 	verbose := flag.Bool("v", false, "show nbconvert's output")
-	strict := flag.Bool("strict-claims", false, "fail when a claims row has a NaN, fewer than 10 seeds or a verdict other than reproduced / not reproduced / inconclusive")
+	strict := flag.Bool("strict-claims", false, "fail when a claims row breaks the claim model's rules, has a NaN, fewer than 10 seeds or a verdict other than reproduced / not reproduced / inconclusive")
 	flag.Parse()
 
 	paths, err := notebookPaths(flag.Args())
@@ -37,19 +40,6 @@ func main() {
 	if *quick {
 		r.Env = append(r.Env, experiment.QuickEnv+"=1")
 	}
-	// Each notebook records its claims table in a file of its own under OUT/claims; they are gathered into
-	// OUT/claims.csv at the end.
-	claimsDir, err := filepath.Abs(filepath.Join(*out, "claims"))
-	if err != nil {
-		fail(err)
-	}
-	if err := os.RemoveAll(claimsDir); err != nil {
-		fail(err)
-	}
-	if err := os.MkdirAll(claimsDir, 0o755); err != nil {
-		fail(err)
-	}
-	r.Env = append(r.Env, repro.ClaimsDirEnv+"="+claimsDir)
 	if *verbose {
 		r.Log = os.Stderr
 	}
@@ -87,7 +77,7 @@ func main() {
 	}
 	fmt.Printf("index %s\n", index)
 
-	weak, err := writeClaims(claimsDir, filepath.Join(*out, "claims.csv"))
+	weak, err := writeClaims(reports, filepath.Join(*out, "claims.csv"))
 	if err != nil {
 		fail(err)
 	}
@@ -115,32 +105,31 @@ func main() {
 	}
 }
 
-// writeClaims gathers every claims file of dir (dprl-claims-<notebook>.json) into one CSV at path and
-// returns the rows that do not stand as verdicts (repro.CheckClaim).
-func writeClaims(dir, path string) (weak []string, err error) {
-	files, err := filepath.Glob(filepath.Join(dir, "dprl-claims-*.json"))
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(files)
+// writeClaims gathers the claims table each executed notebook shows (display.ShowClaims sends its rows as
+// JSON under display.ClaimsMIME) into one CSV at path, and returns the rows that do not stand as verdicts
+// (repro.CheckClaim). A notebook without a claims table adds no rows.
+func writeClaims(reports []kernels.Report, path string) (weak []string, err error) {
 	var names []string
-	all := map[string][]repro.Claim{}
-	for _, f := range files {
-		nb := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "dprl-claims-"), ".json")
-		c, err := repro.LoadClaims(f)
+	all := map[string][]report.Claim{}
+	for _, rep := range reports {
+		c, err := notebookClaims(rep.Executed)
 		if err != nil {
 			return nil, err
 		}
+		if len(c) == 0 {
+			continue
+		}
+		nb := strings.TrimSuffix(filepath.Base(rep.Notebook), ".ipynb")
 		names = append(names, nb)
 		all[nb] = c
 		for _, x := range c {
 			if err := repro.CheckClaim(x); err != nil {
-				weak = append(weak, nb+": "+err.Error())
+				weak = append(weak, nb+": "+strings.ReplaceAll(err.Error(), "\n", "; "))
 			}
 		}
 	}
 	var b strings.Builder
-	if err := repro.WriteClaimsCSV(&b, names, all); err != nil {
+	if err := report.WriteClaimsCSV(&b, names, all); err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -148,6 +137,41 @@ func writeClaims(dir, path string) (weak []string, err error) {
 	}
 	fmt.Printf("claims %s (%d notebooks)\n", path, len(names))
 	return weak, nil
+}
+
+// notebookClaims reads the claims rows an executed notebook carries under display.ClaimsMIME (the last such
+// output, if the table was shown more than once); a notebook that was not written has none.
+func notebookClaims(path string) ([]report.Claim, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	nb, err := kernels.ReadNotebook(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var rows []report.Claim
+	for _, c := range nb.Cells {
+		for _, o := range c.Outputs {
+			raw, ok := o.Data[display.ClaimsMIME]
+			if !ok {
+				continue
+			}
+			var text kernels.Text
+			if err := json.Unmarshal(raw, &text); err != nil {
+				return nil, fmt.Errorf("%s: claims: %w", path, err)
+			}
+			rows = nil
+			if err := json.Unmarshal([]byte(text), &rows); err != nil {
+				return nil, fmt.Errorf("%s: claims: %w", path, err)
+			}
+		}
+	}
+	return rows, nil
 }
 
 // notebookPaths expands the arguments (files or folders; notebooks/ when none) into sorted .ipynb paths.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/repro/claimtest"
 	"github.com/dprl-project/dprl/dprl/sweep"
 	"github.com/dprl-project/dprl/mechanisms"
 )
@@ -52,17 +53,14 @@ func TestGrids(t *testing.T) {
 	}
 }
 
-// claims runs f with the claims file in a fresh temporary folder and returns the claims it recorded.
-func claims(t *testing.T, f func() error) []repro.Claim {
+// claims fails the test on err and returns the claims rows r recorded, checked by the claim model's rules.
+func claims(t *testing.T, r *report.Recorder, err error) []repro.Claim {
 	t.Helper()
-	t.Setenv("TMPDIR", t.TempDir())
-	if err := f(); err != nil {
-		t.Fatal(err)
-	}
-	c, err := repro.LoadClaims(repro.ClaimsFile(Notebook))
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := r.ClaimRows()
+	claimtest.Rows(t, c)
 	return c
 }
 
@@ -70,7 +68,7 @@ func claims(t *testing.T, f func() error) []repro.Claim {
 // tested on both seeds against the largest m; every trial reaches the bar.
 func TestPanel1Tiny(t *testing.T) {
 	var r report.Recorder
-	c := claims(t, func() error { return Panel1(&r, Grid{Trials: 2, M: []float64{100, 300}}) })
+	c := claims(t, &r, Panel1(&r, Grid{Trials: 2, M: []float64{100, 300}}))
 	if r.Figures() != 1 || r.Tables() != 0 || r.Units != 2 {
 		t.Errorf("%d figures, %d tables, %d units", r.Figures(), r.Tables(), r.Units)
 	}
@@ -88,7 +86,7 @@ func TestPanel1Tiny(t *testing.T) {
 func TestPanels34Tiny(t *testing.T) {
 	t.Setenv(sweep.SweepsEnv, t.TempDir()) // no merged full-size sweep: the grid's run
 	var r report.Recorder
-	c := claims(t, func() error { return Panels34(&r, Grid{Trials: 2, M: []float64{100, 200}}) })
+	c := claims(t, &r, Panels34(&r, "", Grid{Trials: 2, M: []float64{100, 200}}))
 	keys := []string{"p3-lsw", "p3-lsl", "p3-small", "p3-large", "p4-lsw", "p4-lsl"}
 	if r.Figures() != 2 || len(c) != len(keys) {
 		t.Fatalf("%d figures, claims %+v", r.Figures(), c)
@@ -110,7 +108,7 @@ func TestPanel2Tiny(t *testing.T) {
 		t.Skip("collects 5000-trajectory batches")
 	}
 	var r report.Recorder
-	c := claims(t, func() error { return Panel2(&r, Grid{Trials: 2}) })
+	c := claims(t, &r, Panel2(&r, Grid{Trials: 2}))
 	if r.Figures() != 2 || r.Tables() != 1 || len(c) != 2 || c[0].Key != "p2-1000" || c[1].Key != "p2-5000" {
 		t.Fatalf("%d figures, %d tables, claims %+v", r.Figures(), r.Tables(), c)
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/report"
-	"github.com/dprl-project/dprl/dprl/repro"
 	"github.com/dprl-project/dprl/dprl/repro/balle2016"
+	"github.com/dprl-project/dprl/dprl/repro/claimtest"
 	_ "github.com/dprl-project/dprl/dprl/repro/sweeps" // registers balle2016/rmse
 	"github.com/dprl-project/dprl/dprl/sweep"
 	"github.com/dprl-project/dprl/dprl/sweep/sweeptest"
@@ -20,13 +20,12 @@ import (
 // batch sizes and seeds rather than the grid's; a claim recomputed from EstimatesFromSweep has the recorded
 // interval. Without the merged result the grid's trials run.
 func TestPanels34FromFullSizeSweep(t *testing.T) {
-	sweeptest.Root(t)
-	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
+	root := sweeptest.Root(t)
 	s := sweeptest.Merge(t, `{"name": "balle2016-fig1", "experiment": "balle2016/rmse", "grid": {"m": [100, 200]}, "seeds": {"first": 0, "count": 10}, "shard_size": 5}`)
 
 	grid := balle2016.Grid{Trials: 3, M: []float64{100, 300}} // would show in the claims if it ran
 	rec := &report.Recorder{}
-	if err := balle2016.Panels34(rec, grid); err != nil {
+	if err := balle2016.Panels34(rec, root, grid); err != nil {
 		t.Fatal(err)
 	}
 	md := strings.Join(rec.Markdowns(), "\n")
@@ -36,10 +35,8 @@ func TestPanels34FromFullSizeSweep(t *testing.T) {
 	if rec.Units != 0 || rec.Figures() != 2 {
 		t.Errorf("%d progress units (a run), %d figures", rec.Units, rec.Figures())
 	}
-	claims, err := repro.LoadClaims(repro.ClaimsFile(balle2016.Notebook))
-	if err != nil {
-		t.Fatal(err)
-	}
+	claims := rec.ClaimRows()
+	claimtest.Rows(t, claims)
 	if len(claims) != 6 {
 		t.Fatalf("claims %+v", claims)
 	}
@@ -79,13 +76,13 @@ func TestPanels34FromFullSizeSweep(t *testing.T) {
 	// No merged result: the grid's trials run.
 	t.Setenv(sweep.SweepsEnv, t.TempDir())
 	rec = &report.Recorder{}
-	if err := balle2016.Panels34(rec, balle2016.Grid{Trials: 2, M: []float64{100, 200}}); err != nil {
+	if err := balle2016.Panels34(rec, root, balle2016.Grid{Trials: 2, M: []float64{100, 200}}); err != nil {
 		t.Fatal(err)
 	}
 	if md := strings.Join(rec.Markdowns(), "\n"); !strings.Contains(md, "Default size") || strings.Contains(md, "Full size") || rec.Units != 2 {
 		t.Errorf("default size: %d units, notes %q", rec.Units, md)
 	}
-	claims, _ = repro.LoadClaims(repro.ClaimsFile(balle2016.Notebook))
+	claims = rec.ClaimRows()
 	if claims[0].Seeds != 2 {
 		t.Errorf("default size: claim %+v", claims[0])
 	}

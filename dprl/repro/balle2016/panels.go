@@ -57,13 +57,14 @@ func Panel1(out report.Sink, g Grid) error {
 	for t, row := range ys[1] {
 		lslFall[t] = row[0] - row[last]
 	}
-	return repro.RecordClaims(repro.ClaimsFile(Notebook),
+	repro.Record(out,
 		tested(repro.Claim{Key: "p1", Claim: "Non-private: LSW converges faster than LSL", Paper: "Fig. 1 (1): both converge to the same solution, LSW faster",
 			Why: fmt.Sprintf("test: per-seed RMSE(LSL, c = 1) − RMSE(LSW) at m = %.0f, tabular, same batch; reproduced if the 95%% interval is above 0", g.M[last])},
 			paired(ys[1], ys[0], last, diff), 0, true),
 		tested(repro.Claim{Key: "p1-conv", Claim: "Non-private: LSL approaches the same solution as m grows", Paper: "Fig. 1 (1): both converge to the same solution, LSW faster",
 			Why: fmt.Sprintf("test: per-seed RMSE(LSL, c = 1) at m = %.0f minus at m = %.0f, tabular; reproduced if the 95%% interval is above 0", g.M[0], g.M[last])},
 			lslFall, 0, true))
+	return nil
 }
 
 // regularisationGrid is Fig. 1 (2)'s grid of schedule constants c (λ = ‖Φ‖_F²‖ρ‖∞ + c·m^0.4): 0.01 to 10⁴,
@@ -149,12 +150,10 @@ func Panel2(out report.Sink, g Grid) error {
 		for t, row := range ys[3] {
 			turn[t] = row[kEnd] - row[kMid]
 		}
-		if err := repro.RecordClaims(repro.ClaimsFile(Notebook), tested(repro.Claim{Key: fmt.Sprintf("p2-%.0f", m),
+		repro.Record(out, tested(repro.Claim{Key: fmt.Sprintf("p2-%.0f", m),
 			Claim: fmt.Sprintf("DP-LSL's RMSE is U-shaped in λ: a sweet spot (m = %.0f)", m), Paper: "Fig. 1 (2): U-shaped DP-LSL curve",
 			Why: fmt.Sprintf("test: per-seed RMSE(DP-LSL, paper bound) at c = %g minus at c = %g, tabular; reproduced if the 95%% interval is above 0 (the curve turns up at large c)", cs[kEnd], cs[kMid])},
-			turn, 0, true)); err != nil {
-			return err
-		}
+			turn, 0, true))
 	}
 	return explainWindow(out, setup)
 }
@@ -268,12 +267,12 @@ func explainWindow(out report.Sink, setup *Setup) error {
 //
 // When the merged sweep SweepFig1 is there (repro.FullSize), both panels and the claims come from its rows
 // (its batch sizes and seeds; it must run this configuration) and nothing is run; otherwise g's trials run.
-func Panels34(out report.Sink, g Grid) error {
+func Panels34(out report.Sink, root string, g Grid) error {
 	setup, err := NewSetup()
 	if err != nil {
 		return err
 	}
-	full, ok, err := repro.FullSize(out, SweepFig1)
+	full, ok, err := repro.FullSize(out, root, SweepFig1)
 	if err != nil {
 		return err
 	}
@@ -328,7 +327,7 @@ func Panels34(out report.Sink, g Grid) error {
 	lsw, lsl, dw, dl := ys[0], ys[1], ys[2], ys[3]
 	risk := ys[len(names):]
 	mLast, mFirst := fmt.Sprintf("m = %.0f", ms[last]), fmt.Sprintf("m = %.0f", ms[first])
-	return repro.RecordClaims(repro.ClaimsFile(Notebook),
+	repro.Record(out,
 		tested(repro.Claim{Key: "p3-lsw", Claim: "DP-LSW reaches the non-private LSW for large m (pairs)", Paper: "Fig. 1 (3): the DP algorithms converge to their non-private versions",
 			Why: "test: per-seed RMSE(DP-LSW)/RMSE(LSW) at " + mLast + ", pairs; reproduced if the 95% interval is below 2"},
 			paired(dw, lsw, last, ratio), 2, false),
@@ -348,4 +347,5 @@ func Panels34(out report.Sink, g Grid) error {
 			Why: "test: per-seed excess risk of DP-LSL, tabular minus pairs, at " + mLast + "; reproduced if the 95% interval is above 0"},
 			paired(risk[3], risk[1], last, diff), 0, true),
 	)
+	return nil
 }

@@ -7,9 +7,6 @@ import (
 	"github.com/dprl-project/dprl/envs"
 )
 
-// Notebook names the notebook's claims file (repro.ClaimsFile(Notebook)).
-const Notebook = "02-balle2016"
-
 // Setup is Balle et al.'s chain experiment (envs.BalleEvaluation): the 40-state chain seen without its
 // absorbing state (39 states, ρ_s = 1/39), the policy that stays or advances with probability ½, γ = 0.99,
 // and the exact values V of the 39 states.

@@ -138,23 +138,20 @@ func condition(r *sweep.Result, d Domain, cond string, want map[string]string, s
 
 // loadQuiet is the merged sweep name without a note (a section that only needs to know what another
 // section showed), ok = false without one or without a repository root.
-func loadQuiet(name string) (*sweep.Result, bool, error) {
-	if _, err := sweep.Root(); err != nil {
-		return nil, false, nil
-	}
-	return sweep.Load(name)
+func loadQuiet(root, name string) (*sweep.Result, bool, error) {
+	return sweep.LoadFrom(root, name)
 }
 
 // withReferences finds the merged full-size sweep name (repro.FullSize says which numbers follow) and, when it
 // is there, SweepFig2, whose Non-DP and random-policy runs are its references: the two must have run the same
 // seeds for the same episodes, and a missing SweepFig2 is an error, not a default-size run of the references.
 // Without name's result, ok is false and seeds and episodes are size's. what names the figure in the error.
-func withReferences(out report.Sink, name, what string, size Sizes) (full, refs *sweep.Result, ok bool, seeds repro.RunSeeds, episodes int, err error) {
+func withReferences(out report.Sink, root, name, what string, size Sizes) (full, refs *sweep.Result, ok bool, seeds repro.RunSeeds, episodes int, err error) {
 	seeds, episodes = repro.FirstRunSeeds(Seed, size.Runs), size.Episodes
-	if full, ok, err = repro.FullSize(out, name); err != nil || !ok {
+	if full, ok, err = repro.FullSize(out, root, name); err != nil || !ok {
 		return nil, nil, false, seeds, episodes, err
 	}
-	refs, refsOK, err := repro.FullSize(out, SweepFig2)
+	refs, refsOK, err := repro.FullSize(out, root, SweepFig2)
 	if err != nil {
 		return nil, nil, false, seeds, episodes, err
 	}

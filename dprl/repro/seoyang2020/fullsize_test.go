@@ -8,6 +8,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/repro/claimtest"
 	"github.com/dprl-project/dprl/dprl/repro/seoyang2020"
 	_ "github.com/dprl-project/dprl/dprl/repro/sweeps" // registers seoyang2020/returns
 	"github.com/dprl-project/dprl/dprl/sweep"
@@ -24,12 +25,11 @@ func notes(r *report.Recorder) (md string, full, def int) {
 // Fig3 and RealEpsilon run nothing, say where their numbers come from, and draw their tables and claims from
 // the merged rows; a sweep whose references are missing is refused; without sweeps the default size runs.
 func TestSectionsFullSize(t *testing.T) {
-	sweeptest.Root(t)
-	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
+	root := sweeptest.Root(t)
 	size := seoyang2020.Sizes{Runs: 2, Episodes: 2, Epsilons: []float64{1}}
 
 	rec := &report.Recorder{}
-	if err := seoyang2020.Fig3(rec, size); err != nil {
+	if err := seoyang2020.Fig3(rec, root, size); err != nil {
 		t.Fatal(err)
 	}
 	if md, full, def := notes(rec); full != 0 || def != 1 || rec.Units == 0 {
@@ -40,7 +40,7 @@ func TestSectionsFullSize(t *testing.T) {
 	sweeptest.Merge(t, fmt.Sprintf(`{"name": %q, "experiment": "seoyang2020/returns", "params": {"episodes": %d, "base_seed": 2020},
 		"grid": {"domain": ["mdp100", "taxi"], "variant": ["dp-actor", "dp-critic", "dp-both"], "epsilon": [5, 1, 0.5]},
 		"seeds": {"first": 0, "count": %d}, "shard_size": 30}`, seoyang2020.SweepFig3, episodes, seeds))
-	if err := seoyang2020.Fig3(&report.Recorder{}, size); err == nil || !strings.Contains(err.Error(), seoyang2020.SweepFig2+", which is not merged") {
+	if err := seoyang2020.Fig3(&report.Recorder{}, root, size); err == nil || !strings.Contains(err.Error(), seoyang2020.SweepFig2+", which is not merged") {
 		t.Errorf("Fig. 3 without its references: %v", err)
 	}
 	sweeptest.Merge(t, fmt.Sprintf(`{"name": %q, "experiment": "seoyang2020/returns", "params": {"epsilon": 10, "episodes": %d, "base_seed": 2020, "cosines": true},
@@ -50,15 +50,15 @@ func TestSectionsFullSize(t *testing.T) {
 		"grid": {"domain": ["mdp100", "taxi"], "epsilon": [100, 10]}, "seeds": {"first": 0, "count": %d}, "shard_size": 20}`,
 		seoyang2020.SweepRealEpsilon, episodes, seeds))
 
-	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
 	var items []report.Item
+	var claims []repro.Claim
 	for _, c := range []struct {
 		name string
-		run  func(report.Sink, seoyang2020.Sizes) error
+		run  func(report.Sink, string, seoyang2020.Sizes) error
 		full int
 	}{{"Fig2", seoyang2020.Fig2, 1}, {"Fig3", seoyang2020.Fig3, 2}, {"RealEpsilon", seoyang2020.RealEpsilon, 2}} {
 		rec := &report.Recorder{}
-		if err := c.run(rec, size); err != nil {
+		if err := c.run(rec, root, size); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		if md, full, def := notes(rec); full != c.full || def != 0 || !strings.Contains(md, fmt.Sprintf("r = 0 … %d (%d seeds)", seeds-1, seeds)) {
@@ -68,6 +68,7 @@ func TestSectionsFullSize(t *testing.T) {
 			t.Errorf("%s made %d runs although its sweeps are merged", c.name, rec.Units)
 		}
 		items = append(items, rec.Items...)
+		claims = report.MergeClaims(claims, rec.ClaimRows()...)
 	}
 
 	// Table 3's Non-DP row on MDP-100 is the merged Non-DP runs' last-3 returns.
@@ -103,10 +104,7 @@ func TestSectionsFullSize(t *testing.T) {
 		t.Error("no Table 3")
 	}
 
-	claims, err := repro.LoadClaims(repro.ClaimsFile(seoyang2020.Notebook))
-	if err != nil {
-		t.Fatal(err)
-	}
+	claimtest.Rows(t, claims)
 	var keys []string
 	for _, c := range claims {
 		keys = append(keys, c.Key)

@@ -148,8 +148,8 @@ func PrivacyTable(rows []PrivacyRow) (header []string, cells [][]string) {
 // accounting assumes. With the merged sweeps SweepRealEpsilon and SweepFig2 present it shows their runs
 // instead of running size; the privacy table lists Fig. 3's configurations as Fig3 ran them (SweepFig3's
 // grid when that sweep is merged).
-func RealEpsilon(out report.Sink, size Sizes) error {
-	full, refs, ok, seeds, episodes, err := withReferences(out, SweepRealEpsilon, "the corrected variant's", size)
+func RealEpsilon(out report.Sink, root string, size Sizes) error {
+	full, refs, ok, seeds, episodes, err := withReferences(out, root, SweepRealEpsilon, "the corrected variant's", size)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func RealEpsilon(out report.Sink, size Sizes) error {
 	// The privacy table lists what the notebook ran: Fig. 3's grid is its sweep's when that is merged.
 	psize := size
 	psize.Runs, psize.Episodes = runs, episodes
-	if f3, ok3, err := loadQuiet(SweepFig3); err != nil {
+	if f3, ok3, err := loadQuiet(root, SweepFig3); err != nil {
 		return err
 	} else if ok3 {
 		g, err := fig3Size(f3)

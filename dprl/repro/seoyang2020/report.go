@@ -17,9 +17,6 @@ import (
 	"github.com/dprl-project/dprl/mechanisms"
 )
 
-// Notebook names the notebook's claims file (repro.ClaimsFile).
-const Notebook = "06-seo2020"
-
 // Delta is the δ of every run and table (Table 2).
 const Delta = 1e-6
 
@@ -297,8 +294,8 @@ func (d Domain) fig2FromSweep(r *sweep.Result, seeds repro.RunSeeds, episodes in
 // Non-DP's (Welch interval of the difference above 0); and DP-Actor's traces are nearly orthogonal to the
 // non-DP ones (the mean over seeds of |mean cosine over episodes| has its interval below 0.1). With the
 // merged sweep SweepFig2 present it shows that sweep's runs instead of running size (repro.FullSize).
-func Fig2(out report.Sink, size Sizes) error {
-	full, ok, err := repro.FullSize(out, SweepFig2)
+func Fig2(out report.Sink, root string, size Sizes) error {
+	full, ok, err := repro.FullSize(out, root, SweepFig2)
 	if err != nil {
 		return err
 	}
@@ -313,7 +310,6 @@ func Fig2(out report.Sink, size Sizes) error {
 	}
 	runs := len(seeds.Seeds)
 	window := min(Window, episodes)
-	claimsFile := repro.ClaimsFile(Notebook)
 	for _, d := range Domains() {
 		var data fig2Data
 		if ok {
@@ -412,7 +408,7 @@ func Fig2(out report.Sink, size Sizes) error {
 		rndLast, _, _ := experiment.MeanCI(lasts[4], 0.95)
 		actorStd, _, _ := experiment.MeanCI(stds[1], 0.95)
 		nonStd, _, _ := experiment.MeanCI(stds[0], 0.95)
-		if err := repro.RecordClaims(claimsFile,
+		repro.Record(out,
 			repro.Tested(repro.Claim{Key: "fig2-" + d.Name, Claim: d.Label + ": DP-Actor at ε = 10 learns about as well as Non-DP (Fig. 2)",
 				Paper: "comparable curves",
 				Why: fmt.Sprintf("test: last-%d return of DP-Actor − 1.2 × Non-DP's (at most 20%% worse) > 0, Welch 95%% interval; "+
@@ -425,9 +421,7 @@ func Fig2(out report.Sink, size Sizes) error {
 				Paper: paperCos[d.Name][0],
 				Why: fmt.Sprintf("test: per seed |mean cosine over episodes| with the same-seed non-DP run, mean < 0.1, t 95%% interval; "+
 					"two non-DP runs with different seeds give %.3f, %s", refCos, refNote)}, cm, cLo, cHi, runs, "%.4f", 0.1, false),
-		); err != nil {
-			return err
-		}
+		)
 	}
 	if bar != nil {
 		bar.Done()
@@ -441,8 +435,8 @@ func Fig2(out report.Sink, size Sizes) error {
 // (Domain.Finals). Each setting is tested with Margin (stable, not stable, inconclusive); the claims test, per
 // domain, DP-Actor and DP-Critic at the smallest ε the paper calls stable. With the merged sweeps SweepFig3
 // and SweepFig2 present it shows their runs, on SweepFig3's grid of variants and ε, instead of running size.
-func Fig3(out report.Sink, size Sizes) error {
-	full, refs, ok, seeds, episodes, err := withReferences(out, SweepFig3, "Fig. 3's", size)
+func Fig3(out report.Sink, root string, size Sizes) error {
+	full, refs, ok, seeds, episodes, err := withReferences(out, root, SweepFig3, "Fig. 3's", size)
 	if err != nil {
 		return err
 	}
@@ -457,7 +451,6 @@ func Fig3(out report.Sink, size Sizes) error {
 	if len(epsilons) == 0 {
 		return check.Missing("size.Epsilons", "at least one ε")
 	}
-	claimsFile := repro.ClaimsFile(Notebook)
 	variants := []actorcritic.Variant{actorcritic.DPActor, actorcritic.DPCritic}
 	if size.Both {
 		variants = append(variants, actorcritic.DPBoth)
@@ -573,9 +566,7 @@ func Fig3(out report.Sink, size Sizes) error {
 			ci(non, "%.1f"), ci(rnd, "%.1f"), window))
 		out.Table([]string{"algorithm", "ε per step", fmt.Sprintf("last-%d return", window), "− 1.2 × Non-DP [95% CI]", "ours", "paper: stable",
 			"weights overflowed"}, rows)
-		if err := repro.RecordClaims(claimsFile, claims...); err != nil {
-			return err
-		}
+		repro.Record(out, claims...)
 	}
 	if bar != nil {
 		bar.Done()

@@ -10,6 +10,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/repro/claimtest"
 	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
@@ -77,19 +78,18 @@ func TestFinalsImputeOverflow(t *testing.T) {
 
 // TestSections runs the three experiment sections at a tiny size and checks what they show and record.
 func TestSections(t *testing.T) {
-	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
 	var r report.Recorder
 	size := Sizes{Runs: 2, Episodes: 2, Epsilons: []float64{1, 0.5}}
-	t.Setenv(sweep.RootEnv, t.TempDir()) // no merged sweeps: the default size runs
+	root := t.TempDir() // no merged sweeps there: the default size runs
 	t.Setenv(sweep.SweepsEnv, "")
-	if err := Fig2(&r, size); err != nil {
+	if err := Fig2(&r, root, size); err != nil {
 		t.Fatal(err)
 	}
 	// Per domain: learning curves, Table 3, the cosine figure, Table 4; Non-DP, 3 DP variants, random, other seeds.
 	if r.Figures() != 4 || r.Tables() != 4 || r.Units != 2*6*2 {
 		t.Errorf("Fig. 2: %d figures, %d tables, %d runs", r.Figures(), r.Tables(), r.Units)
 	}
-	if err := Fig3(&r, size); err != nil {
+	if err := Fig3(&r, root, size); err != nil {
 		t.Fatal(err)
 	}
 	if r.Figures() != 6 || r.Tables() != 6 || r.Units != 24+2*(2+2*2)*2 {
@@ -118,17 +118,15 @@ func TestSections(t *testing.T) {
 	if checked != 2*2*2 {
 		t.Errorf("checked %d Fig. 3 configurations, want 8", checked)
 	}
-	if err := RealEpsilon(&r, size); err != nil {
+	if err := RealEpsilon(&r, root, size); err != nil {
 		t.Fatal(err)
 	}
 	last := r.Items[len(r.Items)-1]
 	if r.Figures() != 8 || len(last.Rows) != 8 || last.Rows[0][0] != "MDP-100" || last.Rows[2][1] != "Corrected, ε = 100 per patient (σ = 6.2)" {
 		t.Errorf("real ε: %d figures, last table %v", r.Figures(), last.Rows)
 	}
-	claims, err := repro.LoadClaims(repro.ClaimsFile(Notebook))
-	if err != nil {
-		t.Fatal(err)
-	}
+	claims := r.ClaimRows()
+	claimtest.Rows(t, claims)
 	var keys []string
 	for _, c := range claims {
 		keys = append(keys, c.Key)

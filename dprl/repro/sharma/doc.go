@@ -102,9 +102,9 @@
 // own (Facts), not claim rows.
 //
 // The notebook's cells share results through files in the system temporary folder (GoNB runs every cell as
-// a new program): Experiments writes the outcomes, the |D_stable| measurements and the privacy rows that
-// Privacy, Fig3, Fig4, Table2, CheckAccounting, StableClaims and ExportRuns read, and each records its
-// claims in repro.ClaimsFile(Notebook).
+// a new program): Experiments writes the outcomes and the privacy rows that Privacy, Fig3, Fig4, Table2,
+// CheckAccounting and ExportRuns read. Each records its claims through its report.Sink (repro.Record);
+// Experiments records those about |D_stable|.
 //
 // # Full size
 //

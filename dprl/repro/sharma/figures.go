@@ -1,10 +1,8 @@
 package sharma
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -148,7 +146,8 @@ func Fig3(out report.Sink) error {
 			}
 		}
 	}
-	return repro.RecordClaims(repro.ClaimsFile(Notebook), claims...)
+	repro.Record(out, claims...)
+	return nil
 }
 
 // envNames are the environments as the text names them.
@@ -208,7 +207,8 @@ func Fig4(out report.Sink) error {
 	c := repro.Claim{Key: "fig4", Claim: "Fig. 4: the gain of ours over DP-SGD grows from m = 1000 to 3000 (Acrobot, ε = 10, CQL)",
 		Paper: "gain grows with m", Why: "test stated before the run: Welch 95% interval of (ours − DP-SGD at m = 3000) − (ours − DP-SGD at m = 1000), " +
 			"mean normalised returns, above 0; ours and DP-SGD at ε = 10 for each m (δ = 1/m)"}
-	return repro.RecordClaims(repro.ClaimsFile(Notebook), repro.Tested(c, est, lo, hi, n, "%+.2f", 0, true))
+	repro.Record(out, repro.Tested(c, est, lo, hi, n, "%+.2f", 0, true))
+	return nil
 }
 
 // table2P is Table 2's CartPole ε = 10 row: the fraction of the non-private return at p = 0 / Table 1's p
@@ -272,7 +272,8 @@ func Table2(out report.Sink) error {
 			Why:   fmt.Sprintf("test stated before the run: Welch 95%% interval of mean normalised return, DP-SGD − split, above 0; both at ε = %g (exact accounting)", c.eps)}
 		claims = append(claims, diffClaim(cl, seedValues(all, dpsgdSetting(c.env, expertdp.BCQ, c.eps, 0)), seedValues(all, lowSetting(c.env, c.eps))))
 	}
-	return repro.RecordClaims(repro.ClaimsFile(Notebook), claims...)
+	repro.Record(out, claims...)
+	return nil
 }
 
 // budgetCases are three of the paper's training settings at its own noise multiplier s (Table 3): ε2, δ2
@@ -417,9 +418,7 @@ func CheckAccounting(out report.Sink) error {
 	out.Markdown("What the exact accounting costs at equal nominal ε = 10 (CartPole, Table 1's p): the same setting calibrated both ways. " +
 		"The published runs spend more than ε = 10 and are labelled so; they are compared with nothing else.")
 	out.Table([]string{"learner", "p", "s (exact)", "s (published)", "ε the published runs spend", "normalised return, exact", "normalised return, published", "published − exact"}, crows)
-	if err := repro.RecordClaims(repro.ClaimsFile(Notebook), claims...); err != nil {
-		return err
-	}
+	repro.Record(out, claims...)
 
 	brows, err := BudgetRows()
 	if err != nil {
@@ -473,18 +472,10 @@ func Facts(out report.Sink, rows []PrivacyRow) error {
 	return nil
 }
 
-// StableClaims records, from the saved |D_stable| measurements at m = 3000 and ε = 10, the claims about
-// stable data, each decided by the 95% t-interval of the mean |D_stable| over the releases against half a
-// transition: Acrobot's and HIV's are non-empty, LunarLander's empty.
-func StableClaims() error {
-	var stable []stableRow
-	b, err := os.ReadFile(tempFile("stable.json"))
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(b, &stable); err != nil {
-		return err
-	}
+// stableClaims are the claims about stable data, from the |D_stable| measurements at m = 3000 and ε = 10,
+// each decided by the 95% t-interval of the mean |D_stable| over the releases against half a transition:
+// Acrobot's and HIV's are non-empty, LunarLander's empty.
+func stableClaims(stable []stableRow) []repro.Claim {
 	at := map[string]stableRow{}
 	for _, r := range stable {
 		if r.M == NumExperts && r.Eps == 10 {
@@ -501,13 +492,14 @@ func StableClaims() error {
 		c.Why = fmt.Sprintf("test stated before the run: 95%% t-interval of mean |D_stable| (transitions) over %d releases %s 0.5; longest stable prefix %.0f", len(r.Stable), side, maxOf(r.Prefix))
 		return repro.Tested(c, m, lo, hi, len(r.Stable), "%.3g", 0.5, above)
 	}
-	return repro.RecordClaims(repro.ClaimsFile(Notebook),
+	return []repro.Claim{
 		tested(repro.Claim{Key: "stable-acro", Claim: "Acrobot ε = 10, m = 3000: D_stable non-empty (Table 1: p = 0, training on it alone, is best)",
 			Paper: "p = 0 best; ≈ 26 steps pass if all experts agree"}, "acrobot", true),
 		tested(repro.Claim{Key: "stable-lunar", Claim: "LunarLander ε = 10, m = 3000: D_stable empty (Table 2: p = 0 → inf)",
 			Paper: "empty at p = 0"}, "lunarlander", false),
 		tested(repro.Claim{Key: "stable-hiv", Claim: "HIV ε = 10, m = 3000: D_stable non-empty (Table 1: CQL p = 0)",
-			Paper: "≈ 8 steps pass if all experts agree"}, "hiv", true))
+			Paper: "≈ 8 steps pass if all experts agree"}, "hiv", true),
+	}
 }
 
 // maxOf is the largest entry of x (0 for none).

@@ -79,13 +79,13 @@ func sweptFile(tag string) string { return tempFile("sweep-" + tag + ".json") }
 // notebook saved for the others; it returns the tags of the figures whose runs the sweeps replace. The
 // runs must be comparable as the notebook's are: every private run calibrated with the exact mixture
 // accounting, spending at most its nominal ε (ε1 + ε2 exact); a sweep whose runs are not is an error.
-func fullSizeRuns(out report.Sink) (map[string]bool, error) {
+func fullSizeRuns(out report.Sink, root string) (map[string]bool, error) {
 	swept := map[string]bool{}
 	for _, s := range Sweeps {
 		if err := os.Remove(sweptFile(s.Tag)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		r, ok, err := repro.FullSize(out, s.Name)
+		r, ok, err := repro.FullSize(out, root, s.Name)
 		if err != nil {
 			return nil, err
 		}

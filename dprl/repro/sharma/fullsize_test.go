@@ -10,6 +10,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/expertdp"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/repro/claimtest"
 	"github.com/dprl-project/dprl/dprl/repro/sharma"
 	_ "github.com/dprl-project/dprl/dprl/repro/sweeps" // registers sharma/jobs
 	"github.com/dprl-project/dprl/dprl/sweep"
@@ -32,12 +33,11 @@ var tinySpecs = map[string]string{
 
 func markdown(r *report.Recorder) string { return strings.Join(r.Markdowns(), "\n") }
 
-func claimsByKey(t *testing.T) map[string]repro.Claim {
+// claimsByKey are the claims rows r recorded, checked by the claim model's rules, by key.
+func claimsByKey(t *testing.T, r *report.Recorder) map[string]repro.Claim {
 	t.Helper()
-	cs, err := repro.LoadClaims(repro.ClaimsFile(sharma.Notebook))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := r.ClaimRows()
+	claimtest.Rows(t, cs)
 	m := map[string]repro.Claim{}
 	for _, c := range cs {
 		m[c.Key] = c
@@ -77,15 +77,14 @@ func TestFullSizeSweeps(t *testing.T) {
 		t.Skip("runs two tiny sweeps")
 	}
 	t.Setenv("TMPDIR", t.TempDir())
-	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
-	sweeptest.Root(t)
+	root := sweeptest.Root(t)
 	if err := sharma.WriteDefaultRuns(); err != nil {
 		t.Fatal(err)
 	}
 
 	// No merged sweep: the default size, the figures from the notebook's runs (ours 0.9, DP-SGD 0.5).
 	rec := &report.Recorder{}
-	swept, err := sharma.FullSizeRuns(rec)
+	swept, err := sharma.FullSizeRuns(rec, root)
 	if err != nil || len(swept) != 0 {
 		t.Fatalf("no sweep: %v %v", swept, err)
 	}
@@ -99,16 +98,15 @@ func TestFullSizeSweeps(t *testing.T) {
 	if md := markdown(rec); strings.Contains(md, "Full size") || !strings.Contains(md, "On CartPole at ε = 5") || rec.Figures() != 4 {
 		t.Errorf("default Fig3: %d figures, %q", rec.Figures(), md)
 	}
-	if c := claimsByKey(t)["fig3-acrobotBCQ-10"]; c.Seeds != 10 || !strings.HasPrefix(c.Measured, "+0.40 [") {
+	if c := claimsByKey(t, rec)["fig3-acrobotBCQ-10"]; c.Seeds != 10 || !strings.HasPrefix(c.Measured, "+0.40 [") {
 		t.Errorf("default Fig3 claim: %+v", c)
 	}
 
 	// Tiny merged sweeps under the real names.
 	sweeptest.Merge(t, tinySpecs["sharma-fig3"])
 	sweeptest.Merge(t, tinySpecs["sharma-fig4"])
-	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
 	rec = &report.Recorder{}
-	swept, err = sharma.FullSizeRuns(rec)
+	swept, err = sharma.FullSizeRuns(rec, root)
 	if err != nil || !swept["fig3"] || !swept["fig4"] {
 		t.Fatalf("sweeps: %v %v", swept, err)
 	}
@@ -124,7 +122,7 @@ func TestFullSizeSweeps(t *testing.T) {
 		t.Errorf("Fig3 from the sweep: %d figures, %q", rec.Figures(), md)
 	}
 	fig3 := merged(t, "sharma-fig3")
-	cs := claimsByKey(t)
+	cs := claimsByKey(t, rec)
 	if _, ok := cs["fig3-acrobotCQL-10"]; ok {
 		t.Error("Fig. 3 claims an Acrobot result the sweep does not have")
 	}
@@ -152,7 +150,7 @@ func TestFullSizeSweeps(t *testing.T) {
 	}
 	_, lo, hi, n := sharma.ContrastCI([][]float64{at(sharma.Ours, 3000), at(sharma.ExpertDPSGD, 3000), at(sharma.Ours, 1000), at(sharma.ExpertDPSGD, 1000)},
 		[]float64{1, -1, -1, 1}, 0.95)
-	if c := claimsByKey(t)["fig4"]; c.Seeds != 10 || n != 10 || c.CILow != lo || c.CIHigh != hi {
+	if c := claimsByKey(t, rec)["fig4"]; c.Seeds != 10 || n != 10 || c.CILow != lo || c.CIHigh != hi {
 		t.Errorf("Fig4 claim %+v, want [%g, %g] over %d seeds", c, lo, hi, n)
 	}
 
@@ -184,7 +182,7 @@ func TestFullSizeSweeps(t *testing.T) {
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	if swept, err = sharma.FullSizeRuns(report.Discard); err != nil || swept["fig3"] || !swept["fig4"] {
+	if swept, err = sharma.FullSizeRuns(report.Discard, root); err != nil || swept["fig3"] || !swept["fig4"] {
 		t.Fatalf("fig4 only: %v %v", swept, err)
 	}
 	rec = &report.Recorder{}

@@ -18,10 +18,8 @@ import (
 	"github.com/dprl-project/dprl/dprl/expertdp"
 	"github.com/dprl-project/dprl/dprl/figure"
 	"github.com/dprl-project/dprl/dprl/report"
+	"github.com/dprl-project/dprl/dprl/repro"
 )
-
-// Notebook names notebook 05's claims file (repro.ClaimsFile(Notebook)).
-const Notebook = "05-sharma"
 
 // The scale every run here keeps: m = 3000 experts as in the paper, derived from B = 30 base policies (the
 // paper trains an agent per expert), each playing every action with probability at least p_min = 0.02 (the
@@ -39,8 +37,7 @@ var Fig4M = []int{1000, 2000, 3000}
 var Epsilons = []float64{5, 7.5, 10}
 
 // tempFile names a file the notebook's cells share (GoNB runs every cell as a new program) in the system
-// temporary folder: "outcomes.json" the training outcomes, "stable.json" the |D_stable| measurements,
-// "runs.csv" the export of every run.
+// temporary folder: "outcomes.json" the training outcomes, "runs.csv" the export of every run.
 func tempFile(name string) string { return filepath.Join(os.TempDir(), "dprl-05-sharma-"+name) }
 
 // EnvSize is one environment of the experiments and the number N of trajectories each expert contributes.
@@ -231,18 +228,18 @@ type stableRow struct {
 	Stable, Prefix []float64
 }
 
-// Experiments first looks for the full-size sweeps of Fig. 3 and Fig. 4 (Sweeps; repro.FullSize says for
-// each whether its merged result is there) and saves the runs of those merged for the figures' cells. It
-// then builds every environment's experts, log and references (a table of the logs), times one
-// DataRelease over all of CartPole's trajectories, measures |D_stable| over ε and m (a table and a plot),
+// Experiments first looks for the full-size sweeps of Fig. 3 and Fig. 4 in the repository at root (Sweeps;
+// repro.FullSize says for each whether its merged result is there) and saves the runs of those merged for
+// the figures' cells. It then builds every environment's experts, log and references (a table of the logs),
+// times one DataRelease over all of CartPole's trajectories, measures |D_stable| over ε and m (a table, a
+// plot and the claims about stable data),
 // runs every training job of Fig. 3, Fig. 4, Table 2 and the published-accounting runs at cfg's size but
 // those only a swept figure needs (each job that runs draws the stream it draws without any sweep, so its
 // numbers do not depend on which sweeps are there), and accounts every private setting run (PrivacyRows,
-// while the noise calibrations are cached), saving the outcomes, the |D_stable| measurements and the
-// privacy rows for the later cells.
-func Experiments(out report.Sink, cfg Config) error {
+// while the noise calibrations are cached), saving the outcomes and the privacy rows for the later cells.
+func Experiments(out report.Sink, root string, cfg Config) error {
 	start := time.Now()
-	swept, err := fullSizeRuns(out)
+	swept, err := fullSizeRuns(out, root)
 	if err != nil {
 		return err
 	}
@@ -319,8 +316,9 @@ func releaseThroughput(out report.Sink, cp *Setup) error {
 	return nil
 }
 
-// stableSizes measures |D_stable| against ε and m (nrel releases each, the 3/4 split at every ε), saves
-// the measurements and shows them as a table and, for CartPole and Acrobot, a plot.
+// stableSizes measures |D_stable| against ε and m (nrel releases each, the 3/4 split at every ε), shows
+// the measurements as a table and, for CartPole and Acrobot, a plot, and records the claims about them
+// (stableClaims).
 func stableSizes(out report.Sink, setups map[string]*Setup, nrel int) error {
 	envs := []string{"cartpole", "acrobot", "lunarlander", "hiv"}
 	var stable []stableRow
@@ -351,9 +349,6 @@ func stableSizes(out report.Sink, setups map[string]*Setup, nrel int) error {
 				stable = append(stable, row)
 			}
 		}
-	}
-	if err := writeJSON(tempFile("stable.json"), stable); err != nil {
-		return err
 	}
 	var ss []figure.Series
 	trows := [][]string{}
@@ -387,7 +382,11 @@ func stableSizes(out report.Sink, setups map[string]*Setup, nrel int) error {
 	if err != nil {
 		return err
 	}
-	return out.Figure(p)
+	if err := out.Figure(p); err != nil {
+		return err
+	}
+	repro.Record(out, stableClaims(stable)...)
+	return nil
 }
 
 // ExportRuns writes every run of the notebook's own as CSV (OutcomeTable) to the system temporary folder

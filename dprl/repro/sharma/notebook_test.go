@@ -14,6 +14,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/expertdp"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/repro/claimtest"
 	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
@@ -24,12 +25,10 @@ func private(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 }
 
-func claims(t *testing.T) map[string]repro.Claim {
+// claims are the rows, checked by the claim model's rules, by key.
+func claims(t *testing.T, cs []repro.Claim) map[string]repro.Claim {
 	t.Helper()
-	cs, err := repro.LoadClaims(repro.ClaimsFile(Notebook))
-	if err != nil {
-		t.Fatal(err)
-	}
+	claimtest.Rows(t, cs)
 	m := map[string]repro.Claim{}
 	for _, c := range cs {
 		m[c.Key] = c
@@ -240,6 +239,7 @@ func TestFiguresAndTables(t *testing.T) {
 	if r.Tables() != 1 || len(r.Items[0].Rows) != len(fakePrivacy()) {
 		t.Errorf("Privacy: %d tables", r.Tables())
 	}
+	var rows []repro.Claim // every section's claims
 	r = report.Recorder{}
 	if err := Fig3(&r); err != nil {
 		t.Fatal(err)
@@ -247,6 +247,7 @@ func TestFiguresAndTables(t *testing.T) {
 	if r.Figures() != 4 || r.Tables() != 1 {
 		t.Errorf("Fig3: %d figures, %d tables; want 4 and 1", r.Figures(), r.Tables())
 	}
+	rows = report.MergeClaims(rows, r.ClaimRows()...)
 	r = report.Recorder{}
 	if err := Fig4(&r); err != nil {
 		t.Fatal(err)
@@ -254,15 +255,16 @@ func TestFiguresAndTables(t *testing.T) {
 	if r.Figures() != 2 || r.Tables() != 1 {
 		t.Fatalf("Fig4: %d figures, %d tables; want 2 and 1", r.Figures(), r.Tables())
 	}
-	var rows [][]string
+	var cells [][]string
 	for _, it := range r.Items {
 		if it.Rows != nil {
-			rows = it.Rows
+			cells = it.Rows
 		}
 	}
-	if len(rows) != 9 || rows[0][3] != "1000" || rows[0][2] != "non-private" || rows[1][2] != "ours" || rows[1][14] != "D_stable empty: initial network in 10 of 10" || rows[8][3] != "3000" {
-		t.Errorf("Fig4 table rows %q", rows)
+	if len(cells) != 9 || cells[0][3] != "1000" || cells[0][2] != "non-private" || cells[1][2] != "ours" || cells[1][14] != "D_stable empty: initial network in 10 of 10" || cells[8][3] != "3000" {
+		t.Errorf("Fig4 table rows %q", cells)
 	}
+	rows = report.MergeClaims(rows, r.ClaimRows()...)
 	r = report.Recorder{}
 	if err := Table2(&r); err != nil {
 		t.Fatal(err)
@@ -270,6 +272,7 @@ func TestFiguresAndTables(t *testing.T) {
 	if r.Tables() != 2 || len(r.Items[0].Rows) != 6 || len(r.Items[1].Rows) != 6 {
 		t.Errorf("Table2: %d tables", r.Tables())
 	}
+	rows = report.MergeClaims(rows, r.ClaimRows()...)
 	r = report.Recorder{}
 	if err := CheckAccounting(&r); err != nil {
 		t.Fatal(err)
@@ -277,7 +280,7 @@ func TestFiguresAndTables(t *testing.T) {
 	if r.Tables() != 4 {
 		t.Errorf("CheckAccounting: %d tables, want 4", r.Tables())
 	}
-	c := claims(t)
+	c := claims(t, report.MergeClaims(rows, r.ClaimRows()...))
 	for key, want := range map[string]string{
 		"fig3-cartpoleCQL-7.5": repro.Reproduced, "fig3-acrobotBCQ-10": repro.Reproduced, "fig4": repro.Reproduced,
 		"t2-CQL-p0": repro.Reproduced, "t2-BCQ-p1": repro.Reproduced, "t2-low-cartpole-5": repro.NotReproduced, "cost-CQL": repro.Reproduced,
@@ -332,22 +335,15 @@ func TestPrivacyChecksRuns(t *testing.T) {
 	}
 }
 
-// StableClaims reads the m = 3000, ε = 10 rows only and decides from the interval over releases.
+// stableClaims reads the m = 3000, ε = 10 rows only and decides from the interval over releases.
 func TestStableClaims(t *testing.T) {
-	private(t)
 	rows := []stableRow{
 		{Env: "acrobot", Eps: 10, M: 3000, Stable: []float64{100, 120, 110}, Prefix: []float64{3, 5, 4}},
 		{Env: "acrobot", Eps: 10, M: 2000, Stable: []float64{7}, Prefix: []float64{9}},
 		{Env: "lunarlander", Eps: 10, M: 3000, Stable: []float64{0, 0, 0}, Prefix: []float64{0, 0, 0}},
 		{Env: "hiv", Eps: 10, M: 3000, Stable: []float64{2, 4, 0}, Prefix: []float64{1, 2, 0}},
 	}
-	if err := writeJSON(tempFile("stable.json"), rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := StableClaims(); err != nil {
-		t.Fatal(err)
-	}
-	c := claims(t)
+	c := claims(t, stableClaims(rows))
 	if got := c["stable-acro"]; got.Verdict != repro.Reproduced || !strings.HasPrefix(got.Measured, "110 [") || got.Seeds != 3 || !strings.Contains(got.Why, "longest stable prefix 5") {
 		t.Errorf("Acrobot: %+v", got)
 	}

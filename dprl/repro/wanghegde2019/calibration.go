@@ -11,9 +11,6 @@ import (
 	"github.com/dprl-project/dprl/envs"
 )
 
-// Notebook names the notebook's claims file (repro.ClaimsFile).
-const Notebook = "04-wang2019"
-
 // The privacy setting shared by every worked calibration and by Fig. 2.
 const (
 	Delta   = 1e-4 // δ

@@ -68,9 +68,9 @@ func Fig1Settings(episodes int) []Setting {
 // over seeds: σ = 0.2 keeps 80% and σ = 0.4 keeps 70% of the non-private last-fifth return, and resetting
 // every episode beats never resetting. With the merged sweeps SweepFig1a and SweepFig1b present it draws all
 // of this from their runs instead of running p (repro.FullSize says which on out).
-func Fig1(out report.Sink, p Protocol) error {
+func Fig1(out report.Sink, root string, p Protocol) error {
 	settings := Fig1Settings(p.Episodes)
-	res, seeds, err := fig1Curves(out, settings, p)
+	res, seeds, err := fig1Curves(out, root, settings, p)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func Fig1(out report.Sink, p Protocol) error {
 
 	base, s2, s4 := lastFifth(res[0]), lastFifth(res[1]), lastFifth(res[2])
 	util := " A utility claim about the code configuration, which has no privacy guarantee."
-	return repro.RecordClaims(repro.ClaimsFile(Notebook),
+	repro.Record(out,
 		tested(repro.Claim{Key: "f1", Claim: "Code configuration, a fresh path every episode: σ = 0.2 keeps at least 80% of the non-private last-fifth return",
 			Paper: "Fig. 1: converges with limited sub-optimality, especially for σ < 0.4"},
 			paired(s2, 1, base, 0.8), 0, true, pairedTest("last-fifth mean return at σ = 0.2 minus 0.8 × the non-private DQN's", 0, true)+util),
@@ -108,6 +108,7 @@ func Fig1(out report.Sink, p Protocol) error {
 		tested(repro.Claim{Key: "f1-j", Claim: "Resetting the path every episode (J = 100) learns better than never (J = 1), σ = 0.4",
 			Paper: "Fig. 1, recommends J = T/B"},
 			paired(s4, 1, lastFifth(res[nSig+1]), 1), 0, true, pairedTest("last-fifth mean return with J = 100 minus with J = 1", 0, true)+util))
+	return nil
 }
 
 // Fig2 reproduces Fig. 2: for each row of Fig2Rows, the learning curves of Fig2Settings (the non-private
@@ -136,7 +137,6 @@ func Fig2(out report.Sink, p Protocol) error {
 	if err != nil {
 		return err
 	}
-	claimsFile := repro.ClaimsFile(Notebook)
 	for r, row := range rows {
 		get := func(i int) [][]float64 {
 			if i >= F2NonPrivate {
@@ -199,9 +199,7 @@ func Fig2(out report.Sink, p Protocol) error {
 					paired(lastFifth(get(c.i)), 1, firstFifth(get(c.i)), 1), 2, false, pairedTest("last-fifth minus first-fifth mean return of "+c.name, 2, false)))
 			}
 		}
-		if err := repro.RecordClaims(claimsFile, claims...); err != nil {
-			return err
-		}
+		repro.Record(out, claims...)
 	}
 	return nil
 }

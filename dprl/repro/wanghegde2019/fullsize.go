@@ -65,12 +65,12 @@ func seedCaption(s repro.RunSeeds) string {
 // fig1Curves is Fig. 1's runs, [setting][seed][episode] in Fig1Settings' order, and their seeds: from the
 // merged full-size sweeps SweepFig1a and SweepFig1b when both are there (repro.FullSize says so on out),
 // else a run at the default size p. One sweep without the other is an error, not a silent default run.
-func fig1Curves(out report.Sink, settings []Setting, p Protocol) ([][][]float64, repro.RunSeeds, error) {
-	a, okA, err := repro.FullSize(out, SweepFig1a)
+func fig1Curves(out report.Sink, root string, settings []Setting, p Protocol) ([][][]float64, repro.RunSeeds, error) {
+	a, okA, err := repro.FullSize(out, root, SweepFig1a)
 	if err != nil {
 		return nil, repro.RunSeeds{}, err
 	}
-	b, okB, err := repro.FullSize(out, SweepFig1b)
+	b, okB, err := repro.FullSize(out, root, SweepFig1b)
 	if err != nil {
 		return nil, repro.RunSeeds{}, err
 	}

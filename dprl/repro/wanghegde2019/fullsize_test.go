@@ -8,6 +8,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/repro/claimtest"
 	_ "github.com/dprl-project/dprl/dprl/repro/sweeps" // registers wanghegde2019/returns
 	"github.com/dprl-project/dprl/dprl/repro/wanghegde2019"
 	"github.com/dprl-project/dprl/dprl/sweep"
@@ -18,11 +19,10 @@ import (
 // its claims from the merged rows (11 seeds here); without them it runs the default size, and with only
 // one of the two it refuses.
 func TestFig1FullSize(t *testing.T) {
-	sweeptest.Root(t)
-	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
+	root := sweeptest.Root(t)
 
 	rec := &report.Recorder{}
-	if err := wanghegde2019.Fig1(rec, wanghegde2019.Protocol{Seeds: 2, Episodes: 2}); err != nil {
+	if err := wanghegde2019.Fig1(rec, root, wanghegde2019.Protocol{Seeds: 2, Episodes: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if md := strings.Join(rec.Markdowns(), "\n"); strings.Count(md, "Default size") != 2 || strings.Contains(md, "Full size") || rec.Units != 9*2 {
@@ -32,14 +32,14 @@ func TestFig1FullSize(t *testing.T) {
 	const seeds, episodes = 11, 3
 	a := sweeptest.Merge(t, fmt.Sprintf(`{"name": %q, "experiment": "wanghegde2019/returns", "params": {"reset_every": 1, "episodes": %d, "base_seed": 2019},
 		"grid": {"sigma": [0, 0.2, 0.4, 0.6, 0.8, 1]}, "seeds": {"first": 0, "count": %d}, "shard_size": 15}`, wanghegde2019.SweepFig1a, episodes, seeds))
-	if err := wanghegde2019.Fig1(&report.Recorder{}, wanghegde2019.Protocol{Seeds: 2, Episodes: 2}); err == nil || !strings.Contains(err.Error(), "only "+wanghegde2019.SweepFig1a+" is merged") {
+	if err := wanghegde2019.Fig1(&report.Recorder{}, root, wanghegde2019.Protocol{Seeds: 2, Episodes: 2}); err == nil || !strings.Contains(err.Error(), "only "+wanghegde2019.SweepFig1a+" is merged") {
 		t.Errorf("one sweep of two: %v", err)
 	}
 	sweeptest.Merge(t, fmt.Sprintf(`{"name": %q, "experiment": "wanghegde2019/returns", "params": {"sigma": 0.4, "episodes": %d, "base_seed": 2019},
 		"grid": {"reset_every": [1, 10, -1]}, "seeds": {"first": 0, "count": %d}, "shard_size": 15}`, wanghegde2019.SweepFig1b, episodes, seeds))
 
 	rec = &report.Recorder{}
-	if err := wanghegde2019.Fig1(rec, wanghegde2019.Protocol{Seeds: 2, Episodes: 2}); err != nil {
+	if err := wanghegde2019.Fig1(rec, root, wanghegde2019.Protocol{Seeds: 2, Episodes: 2}); err != nil {
 		t.Fatal(err)
 	}
 	md := strings.Join(rec.Markdowns(), "\n")
@@ -83,10 +83,8 @@ func TestFig1FullSize(t *testing.T) {
 		t.Errorf("table %v, want σ = 0.2 at %s, %s", table, ci(first), ci(last))
 	}
 
-	claims, err := repro.LoadClaims(repro.ClaimsFile(wanghegde2019.Notebook))
-	if err != nil {
-		t.Fatal(err)
-	}
+	claims := rec.ClaimRows()
+	claimtest.Rows(t, claims)
 	got := map[string]int{}
 	for _, c := range claims {
 		got[c.Key] = c.Seeds

@@ -9,6 +9,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/repro/claimtest"
 	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
@@ -116,12 +117,10 @@ func TestEquivalent(t *testing.T) {
 
 // TestFigures runs both figures and the sweeps at a tiny size and checks what they show and record.
 func TestFigures(t *testing.T) {
-	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
-	t.Setenv(sweep.RootEnv, t.TempDir()) // no merged sweeps: the default size runs
 	t.Setenv(sweep.SweepsEnv, "")
 	var r report.Recorder
 	p := Protocol{Seeds: 2, Episodes: 3}
-	if err := Fig1(&r, p); err != nil {
+	if err := Fig1(&r, t.TempDir(), p); err != nil { // no merged sweeps there: the default size runs
 		t.Fatal(err)
 	}
 	if r.Figures() != 2 || r.Tables() != 2 || r.Units != 9*2 {
@@ -133,10 +132,8 @@ func TestFigures(t *testing.T) {
 	if r.Figures() != 6 || r.Tables() != 6 || r.Units != 9*2+16*2 {
 		t.Errorf("Fig. 1 and 2: %d figures, %d tables, %d runs", r.Figures(), r.Tables(), r.Units)
 	}
-	claims, err := repro.LoadClaims(repro.ClaimsFile(Notebook))
-	if err != nil {
-		t.Fatal(err)
-	}
+	claims := r.ClaimRows()
+	claimtest.Rows(t, claims)
 	var keys []string
 	for _, c := range claims {
 		keys = append(keys, c.Key)

@@ -13,9 +13,6 @@ import (
 	"github.com/dprl-project/dprl/dprl/repro"
 )
 
-// Notebook names the notebook's claims file (repro.ClaimsFile(Notebook)).
-const Notebook = "03-xie2019"
-
 // SaddlePoint checks GTD2's saddle-point form on Mountain Car's population moments (on-policy, 36 Fourier
 // features): L(θ, w*(θ)) = ½ MSPBE(θ) at three random θ; then it shows how far the non-private, unclipped
 // algorithm (σ = 0, step 0.3) gets in T = 1000, 10⁴ and 10⁵ iterations from n = 1000 trajectories, beside
@@ -235,8 +232,8 @@ func hivN(quick bool) []int {
 // When the merged sweep SweepFig1a is there (repro.FullSize), the figure, the tuning table and the claims
 // come from its rows (its n and trials; it must have run the protocol's step-size search) and nothing is
 // run; otherwise the protocol's trials run.
-func Fig1a(out report.Sink, p Protocol) error {
-	full, ok, err := repro.FullSize(out, SweepFig1a)
+func Fig1a(out report.Sink, root string, p Protocol) error {
+	full, ok, err := repro.FullSize(out, root, SweepFig1a)
 	if err != nil {
 		return err
 	}
@@ -297,8 +294,7 @@ func Fig1a(out report.Sink, p Protocol) error {
 	}
 	nMax := ns[len(ns)-1]
 	zero := ratio(byTrial(rows, MethodGPOPE, nMax, eps, k), byTrial(rows, MethodZero, nMax, 0, k))
-	file := repro.ClaimsFile(Notebook)
-	return repro.RecordClaims(file,
+	repro.Record(out,
 		tested(repro.Claim{Key: "c1-v1", Claim: "Chain: GPOPE beats output perturbation V1 (DP-LSW) by an order of magnitude", Paper: "Fig. 1(a)",
 			Why: "Test: log₁₀(MSPBE of DP-LSW / MSPBE of GPOPE) per trial (same private sample), ε = 0.1, at the n where its mean is smallest; reproduced if its 95% interval lies above 1 (10×)."},
 			v1, 1, true, fmt.Sprintf("n = %d: log₁₀ ratio ", nV1), "%.3g"),
@@ -311,6 +307,7 @@ func Fig1a(out report.Sink, p Protocol) error {
 		tested(repro.Claim{Key: "c1-zero", Claim: "Chain: the private estimate is informative (beats θ = 0)", Paper: "not shown",
 			Why: fmt.Sprintf("Test: GPOPE's MSPBE / θ = 0's per trial at n = %d, ε = 0.1; reproduced if below 1. GPOPE stays at θ = 0: see the section on why.", nMax)},
 			zero, 1, false, "MSPBE / θ = 0: ", "%.4f"))
+	return nil
 }
 
 // stepPanel plots a step sweep's GPOPE and noiseless GTD2 curves beside the non-private LSTD (WIS-LSTD
@@ -390,11 +387,9 @@ func Fig1b(out report.Sink, p Protocol) error {
 		if e != 0.1 {
 			continue
 		}
-		if err := repro.RecordClaims(repro.ClaimsFile(Notebook), tested(repro.Claim{Key: "c1-steps", Claim: "Chain: accuracy is stable over a very wide range of step sizes",
+		repro.Record(out, tested(repro.Claim{Key: "c1-steps", Claim: "Chain: accuracy is stable over a very wide range of step sizes",
 			Paper: "Fig. 1(b)", Why: "Test: per trial, the width in decades of the steps whose MSPBE is within 2× of that trial's best, ε = 0.1; reproduced if its mean's interval lies above 1 decade. Trivially so: there GPOPE ≈ θ = 0."},
-			stepRange(gpope.Y, p.Steps), 1, true, "decades within 2× of the best: ", "%.3g")); err != nil {
-			return err
-		}
+			stepRange(gpope.Y, p.Steps), 1, true, "decades within 2× of the best: ", "%.3g"))
 	}
 	out.Markdown(seedsNote(cfg.Trials, cfg.Seed^0x7377_6565))
 	return nil
@@ -411,8 +406,8 @@ func Fig1b(out report.Sink, p Protocol) error {
 //
 // When the merged sweep SweepFig2_3 is there (repro.FullSize), both domains' figures, tuning tables and
 // claims come from its rows and nothing is run; otherwise the protocol's trials run.
-func MountainCarFigures(out report.Sink, p Protocol) error {
-	full, ok, err := repro.FullSize(out, SweepFig2_3)
+func MountainCarFigures(out report.Sink, root string, p Protocol) error {
+	full, ok, err := repro.FullSize(out, root, SweepFig2_3)
 	if err != nil {
 		return err
 	}
@@ -508,7 +503,7 @@ func MountainCarFigures(out report.Sink, p Protocol) error {
 	offClaim := testedInterval(repro.Claim{Key: "m-off", Claim: "Mountain Car: off-policy performance is remarkably similar to on-policy", Paper: "Fig. 3(a) vs 3(b)",
 		Why: "Test: the difference between on- and off-policy of the mean log₁₀(MSPBE / θ = 0's) (Welch interval, independent samples) at the ε where it is largest; reproduced if |difference| < log₁₀ 3 (a factor 3). Both sit at θ = 0."},
 		offMean, offLo, offHi, offSeeds, math.Log10(3), false, offCell, "%.3g")
-	return repro.RecordClaims(repro.ClaimsFile(Notebook),
+	repro.Record(out,
 		tested(repro.Claim{Key: "m-v1", Claim: "Mountain Car: GPOPE improves on V1 (DP-LSW) by orders of magnitude", Paper: "Fig. 2(a)",
 			Why: "Test: log₁₀(MSPBE of DP-LSW / MSPBE of GPOPE) per trial at the (n, ε ≤ 1) cell where its mean is smallest; reproduced if above 2 (100×). DP-LSW on a 10×10 grid of the state box; not run at ε = 2 (no guarantee)."},
 			v1, 2, true, v1Cell, "%.3g"),
@@ -517,6 +512,7 @@ func MountainCarFigures(out report.Sink, p Protocol) error {
 				math.Log10(meanAt(rowsOn, MethodZero, nMax, 0)/meanAt(rowsOn, MethodLSTD, nMax, 0)))},
 			lstd, 1, false, fmt.Sprintf("n = %d, ε = 1: log₁₀ ratio ", nMax), "%.3g"),
 		offClaim)
+	return nil
 }
 
 // Fig2b reproduces Fig. 2(b): on Mountain Car on-policy at n = 1000 and ε = 1, GPOPE at every step of the
@@ -549,8 +545,8 @@ func Fig2b(out report.Sink, p Protocol) error {
 // When the merged sweep SweepFig4 is there (repro.FullSize), the figure, the tuning table and the claim come
 // from its rows (r̄ and the moments' size included) and nothing is simulated or run; otherwise the
 // protocol's trials run.
-func Fig4(out report.Sink, p Protocol) error {
-	full, ok, err := repro.FullSize(out, SweepFig4)
+func Fig4(out report.Sink, root string, p Protocol) error {
+	full, ok, err := repro.FullSize(out, root, SweepFig4)
 	if err != nil {
 		return err
 	}
@@ -588,8 +584,9 @@ func Fig4(out report.Sink, p Protocol) error {
 	out.Markdown(note)
 	first, last := ns[0], ns[len(ns)-1]
 	fall := logRatio(byTrial(rows, MethodGPOPE, first, 1, k), byTrial(rows, MethodGPOPE, last, 1, k))
-	return repro.RecordClaims(repro.ClaimsFile(Notebook), tested(repro.Claim{Key: "h", Claim: "HIV: GPOPE's relative MSPBE falls with n", Paper: "Fig. 4",
+	repro.Record(out, tested(repro.Claim{Key: "h", Claim: "HIV: GPOPE's relative MSPBE falls with n", Paper: "Fig. 4",
 		Why: fmt.Sprintf("Test: log₁₀(relative MSPBE at n = %d / at n = %d) per trial at ε = 1; reproduced if above log₁₀ 2 = 0.301 (it halves). θ = 0's relative MSPBE is %.3g.",
 			first, last, meanAt(rows, MethodZero, first, 0)*scale)},
 		fall, math.Log10(2), true, fmt.Sprintf("ε = 1, n = %d → %d: log₁₀ ratio ", first, last), "%.3g"))
+	return nil
 }

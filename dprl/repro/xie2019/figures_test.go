@@ -7,6 +7,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/repro/claimtest"
 )
 
 // TestProtocol: the default and paper protocols differ only in the trials, and Config carries the choices
@@ -62,7 +63,6 @@ func TestRowSummaries(t *testing.T) {
 
 // TestFig1bTiny: one trial at two steps draws the two panels and records the step-range claim.
 func TestFig1bTiny(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())
 	var r report.Recorder
 	if err := Fig1b(&r, Protocol{Trials: 1, TuneRuns: 1, Steps: []float64{1e-3, 0.1}}); err != nil {
 		t.Fatal(err)
@@ -71,9 +71,10 @@ func TestFig1bTiny(t *testing.T) {
 		t.Errorf("%d figures, %d units", r.Figures(), r.Units)
 	}
 	// One trial gives no interval: the claim says so and stays inconclusive.
-	c, err := repro.LoadClaims(repro.ClaimsFile(Notebook))
-	if err != nil || len(c) != 1 || c[0].Key != "c1-steps" || !strings.Contains(c[0].Measured, "no interval: 1 seed") || c[0].Verdict != repro.Inconclusive {
-		t.Errorf("claims %+v, %v", c, err)
+	c := r.ClaimRows()
+	claimtest.Rows(t, c)
+	if len(c) != 1 || c[0].Key != "c1-steps" || !strings.Contains(c[0].Measured, "no interval: 1 seed") || c[0].Verdict != repro.Inconclusive {
+		t.Errorf("claims %+v", c)
 	}
 }
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/report"
-	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/repro/claimtest"
 	_ "github.com/dprl-project/dprl/dprl/repro/sweeps" // registers xie2019/mspbe
 	"github.com/dprl-project/dprl/dprl/repro/xie2019"
 	"github.com/dprl-project/dprl/dprl/sweep"
@@ -34,13 +34,12 @@ var tinyProtocol = xie2019.Protocol{Trials: 3, TuneRuns: 1, Steps: []float64{0.0
 // claim recomputed from RowsFromSweep has the recorded interval. A protocol whose step grid differs from the
 // sweep's is refused; without the merged result the figure runs its default size.
 func TestFiguresFromFullSizeSweeps(t *testing.T) {
-	sweeptest.Root(t)
-	t.Setenv(repro.ClaimsDirEnv, t.TempDir())
+	root := sweeptest.Root(t)
 	t.Setenv(experiment.QuickEnv, "")
 	const tiny = `"steps": [0.01, 0.1], "tune_runs": 1}, "seeds": {"first": 1, "count": 10}, "shard_size": 5`
 	for _, c := range []struct {
 		spec    string
-		section func(report.Sink, xie2019.Protocol) error
+		section func(report.Sink, string, xie2019.Protocol) error
 		keys    []string
 		tables  int
 	}{
@@ -54,7 +53,7 @@ func TestFiguresFromFullSizeSweeps(t *testing.T) {
 	} {
 		table := runTinySweep(t, c.spec)
 		rec := &report.Recorder{}
-		if err := c.section(rec, tinyProtocol); err != nil {
+		if err := c.section(rec, root, tinyProtocol); err != nil {
 			t.Fatal(err)
 		}
 		md := strings.Join(rec.Markdowns(), "\n")
@@ -65,10 +64,8 @@ func TestFiguresFromFullSizeSweeps(t *testing.T) {
 		if rec.Units != 0 || rec.Tables() != c.tables || rec.Figures() == 0 {
 			t.Errorf("%s: %d progress units (a run), %d tables, %d figures", name, rec.Units, rec.Tables(), rec.Figures())
 		}
-		claims, err := repro.LoadClaims(repro.ClaimsFile(xie2019.Notebook))
-		if err != nil {
-			t.Fatal(err)
-		}
+		claims := rec.ClaimRows()
+		claimtest.Rows(t, claims)
 		for _, k := range c.keys {
 			found := false
 			for _, cl := range claims {
@@ -107,14 +104,14 @@ func TestFiguresFromFullSizeSweeps(t *testing.T) {
 	// The sweeps searched the steps {0.01, 0.1}: a protocol with another grid does not get their numbers.
 	other := tinyProtocol
 	other.Steps = []float64{0.01, 0.1, 1}
-	if err := xie2019.Fig1a(&report.Recorder{}, other); err == nil || !strings.Contains(err.Error(), "params.steps") {
+	if err := xie2019.Fig1a(&report.Recorder{}, root, other); err == nil || !strings.Contains(err.Error(), "params.steps") {
 		t.Errorf("another step grid: %v", err)
 	}
 
 	// No merged result: the default size runs (the protocol's single trial, with progress bars).
 	t.Setenv(sweep.SweepsEnv, t.TempDir())
 	rec := &report.Recorder{}
-	if err := xie2019.Fig1a(rec, xie2019.Protocol{Trials: 1, TuneRuns: 1, Steps: []float64{0.1}}); err != nil {
+	if err := xie2019.Fig1a(rec, root, xie2019.Protocol{Trials: 1, TuneRuns: 1, Steps: []float64{0.1}}); err != nil {
 		t.Fatal(err)
 	}
 	if md := strings.Join(rec.Markdowns(), "\n"); !strings.Contains(md, "Default size") || strings.Contains(md, "Full size") || rec.Units == 0 {

@@ -73,8 +73,7 @@ func tested(c repro.Claim, xs []float64, boundary float64, above bool, prefix, f
 }
 
 // testedInterval is tested for a mean and interval computed elsewhere. With fewer than two seeds there is no
-// interval: the row says so and is inconclusive (its interval fields stay 0, since a claims file cannot hold
-// NaN).
+// interval: the row says so and is inconclusive (its interval fields stay 0).
 func testedInterval(c repro.Claim, mean, lo, hi float64, seeds int, boundary float64, above bool, prefix, format string) repro.Claim {
 	if math.IsNaN(lo) || math.IsNaN(hi) {
 		c.Measured = prefix + fmt.Sprintf(format+" (no interval: %d seed(s))", mean, seeds)
