@@ -146,8 +146,9 @@ func relEqual(a, b float64) bool {
 
 // CheckRules reports what breaks the claim model in a row, whatever its size: a kind that is not one of the
 // four; a reproduced comparison that Decide would not let stand (uninformative or at unequal privacy); a
-// classified not-reproduced row without Robust; an open choice without alternatives; a privacy entry that is
-// not a method with a valid (ε, δ). Rows without a Kind (not yet rewritten) are spared the Robust rule.
+// not-reproduced paper or figure-reading row without Robust; an open choice without alternatives; a privacy
+// entry that is not a method with a valid (ε, δ). Rows without a Kind (not yet rewritten) and our own sanity
+// checks and analyses are spared the Robust rule: it is about the paper's claims.
 func CheckRules(c Claim) error {
 	var errs []error
 	bad := func(format string, args ...any) {
@@ -161,7 +162,7 @@ func CheckRules(c Claim) error {
 	if r := decideReasons(c); len(r) > 0 && c.Verdict != Inconclusive {
 		bad("verdict %q although %s (record rows with repro.Record)", c.Verdict, strings.Join(r, "; "))
 	}
-	if c.Kind != "" && c.Verdict == NotReproduced && c.Robust == nil {
+	if (c.Kind == KindPaper || c.Kind == KindFigure) && c.Verdict == NotReproduced && c.Robust == nil {
 		bad("not reproduced without robust: recompute the verdict under each alternative the paper leaves open")
 	}
 	if r := c.Robust; r != nil && r.Choice != "" && len(r.Alternatives) == 0 {

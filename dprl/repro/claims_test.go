@@ -99,13 +99,14 @@ func TestRecord(t *testing.T) {
 func TestCheckRules(t *testing.T) {
 	ok := comparison()
 	for name, c := range map[string]Claim{
-		"kind":             {Key: "k", Kind: "headline"},
-		"robust missing":   {Key: "k", Kind: KindPaper, Verdict: NotReproduced},
-		"choice, no alts":  {Key: "k", Kind: KindPaper, Verdict: NotReproduced, Robust: &Robustness{Choice: "c"}},
-		"method separator": {Key: "k", Privacy: []Privacy{{Method: "a:b", Epsilon: 1}}},
-		"no method":        {Key: "k", Privacy: []Privacy{{Epsilon: 1}}},
-		"delta":            {Key: "k", Privacy: []Privacy{{Method: "a", Epsilon: 1, Delta: 2}}},
-		"epsilon":          {Key: "k", Privacy: []Privacy{{Method: "a", Epsilon: math.Inf(1)}}},
+		"kind":              {Key: "k", Kind: "headline"},
+		"robust missing":    {Key: "k", Kind: KindPaper, Verdict: NotReproduced},
+		"figure, no robust": {Key: "k", Kind: KindFigure, Verdict: NotReproduced},
+		"choice, no alts":   {Key: "k", Kind: KindPaper, Verdict: NotReproduced, Robust: &Robustness{Choice: "c"}},
+		"method separator":  {Key: "k", Privacy: []Privacy{{Method: "a:b", Epsilon: 1}}},
+		"no method":         {Key: "k", Privacy: []Privacy{{Epsilon: 1}}},
+		"delta":             {Key: "k", Privacy: []Privacy{{Method: "a", Epsilon: 1, Delta: 2}}},
+		"epsilon":           {Key: "k", Privacy: []Privacy{{Method: "a", Epsilon: math.Inf(1)}}},
 	} {
 		if err := CheckRules(c); err == nil || !strings.Contains(err.Error(), `claim "k"`) {
 			t.Errorf("%s: CheckRules = %v", name, err)
@@ -114,7 +115,8 @@ func TestCheckRules(t *testing.T) {
 	for name, c := range map[string]Claim{
 		"comparison":            ok,
 		"unclassified":          {Key: "old", Verdict: NotReproduced},
-		"robust":                {Key: "k", Kind: KindSanity, Verdict: NotReproduced, Robust: &Robustness{}},
+		"robust":                {Key: "k", Kind: KindFigure, Verdict: NotReproduced, Robust: &Robustness{}},
+		"ours, no robust":       {Key: "k", Kind: KindSanity, Verdict: NotReproduced},
 		"non-private, no (ε,δ)": {Key: "k", Privacy: []Privacy{{Method: "LSTD", NonPrivate: true}}},
 	} {
 		if err := CheckRules(c); err != nil {

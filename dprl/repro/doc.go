@@ -35,7 +35,7 @@
 //   - A comparison lists in Privacy the certified (ε, δ) of every method it compares, by the exact
 //     accountant (a non-private method with NonPrivate set). Private methods whose ε or δ differ by more than
 //     PrivacyTolerance (relative) make the row Inconclusive, why "unequal privacy".
-//   - A NotReproduced row carries Robust: the choice the paper leaves open and the verdict recomputed under
+//   - A NotReproduced paper or figure-reading row carries Robust: the choice the paper leaves open and the verdict recomputed under
 //     each alternative ("yes" when they all agree, "depends on <choice>" otherwise); an empty Choice says the
 //     paper leaves nothing open.
 //

@@ -409,7 +409,7 @@ func CheckAccounting(out report.Sink) error {
 		d, lo, hi := experiment.DiffCI(a, b, 0.95)
 		crows = append(crows, []string{alg.String(), fmt.Sprint(PaperP("cartpole", alg, 10)), fmt.Sprintf("%.4g", sx), fmt.Sprintf("%.4g", sp), fmt.Sprintf("%.3f", ep),
 			fmt.Sprintf("%.2f [%.2f, %.2f]", mb, lb, hb), fmt.Sprintf("%.2f [%.2f, %.2f]", ma, la, ha), fmt.Sprintf("%+.2f [%+.2f, %+.2f]", d, lo, hi)})
-		c := repro.Claim{Key: "cost-" + alg.String(), Claim: fmt.Sprintf("Analysis (not in the paper), CartPole %v ε = 10: the published accounting's smaller s buys return over the exact accounting's", alg),
+		c := repro.Claim{Key: "cost-" + alg.String(), Kind: repro.KindAnalysis, Claim: fmt.Sprintf("Analysis (not in the paper), CartPole %v ε = 10: the published accounting's smaller s buys return over the exact accounting's", alg),
 			Paper: "— (the paper calibrates with q = p·b/m)",
 			Why: fmt.Sprintf("test stated before the run: Welch 95%% interval of mean normalised return, published − exact calibration, above 0; "+
 				"the published runs really spend ε = %.3f, so this is not a comparison at equal ε but the price of the correction", ep)}

@@ -185,7 +185,7 @@ func Fig2(out report.Sink, p Protocol) error {
 				paired(bgp, 1, ours, 1), 2, fmt.Sprintf("Test stated before the run: per seed, last-fifth mean return of BGP16 minus Algorithm 1 (corrected); "+
 					"reproduced if the 95%% t interval lies within (−2, 2), not reproduced if wholly outside, else inconclusive. "+
 					"BGP16 has no guarantee for neighbouring reward functions: a utility comparison only. The code configuration minus BGP16: %s.", ci(paired(code, 1, bgp, 1)))),
-			tested(repro.Claim{Key: key + "-random", Claim: fmt.Sprintf("ε = %g: functional noise with a guarantee (Algorithm 1, corrected) learns: it ends above the random policy", eps),
+			tested(repro.Claim{Key: key + "-random", Kind: repro.KindSanity, Claim: fmt.Sprintf("ε = %g: functional noise with a guarantee (Algorithm 1, corrected) learns: it ends above the random policy", eps),
 				Paper: "Fig. 2 (implicit: ours learns a useful policy)"},
 				paired(ours, 1, rnd, 1), 0, true, pairedTest("last-fifth mean return of Algorithm 1 (corrected) minus the random policy's", 0, true)+
 					fmt.Sprintf(" Algorithm 1 without noise minus the random policy: %s.", ci(paired(lastFifth(get(F2Alg1Noiseless)), 1, rnd, 1)))),

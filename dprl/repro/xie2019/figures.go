@@ -304,7 +304,7 @@ func Fig1a(out report.Sink, root string, p Protocol) error {
 		tested(repro.Claim{Key: "c1-mis", Claim: "Chain: with 10× or 0.1× the tuned step GPOPE usually still beats V1 and V2", Paper: "Fig. 1(a)",
 			Why: fmt.Sprintf("Test: per trial, the share of the %d (n, mis-tuned step) cases at ε = 0.1 whose MSPBE is below both DP-LSW's and DP-LSL's; reproduced if its mean's interval lies above ½.", 2*len(ns))},
 			share, 0.5, true, "share of cases ", "%.3g"),
-		tested(repro.Claim{Key: "c1-zero", Claim: "Chain: the private estimate is informative (beats θ = 0)", Paper: "not shown",
+		tested(repro.Claim{Key: "c1-zero", Kind: repro.KindSanity, Claim: "Chain: the private estimate is informative (beats θ = 0)", Paper: "not shown",
 			Why: fmt.Sprintf("Test: GPOPE's MSPBE / θ = 0's per trial at n = %d, ε = 0.1; reproduced if below 1. GPOPE stays at θ = 0: see the section on why.", nMax)},
 			zero, 1, false, "MSPBE / θ = 0: ", "%.4f"))
 	return nil
