@@ -265,7 +265,7 @@ func explainWindow(out report.Sink, setup *Setup) error {
 // DP-LSW at the smallest m and DP-LSW beats DP-LSL at the largest (RMSE differences above 0), and
 // aggregation lowers each DP method's excess risk (tabular minus pairs above 0).
 //
-// When the merged sweep SweepFig1 is there (repro.FullSize), both panels and the claims come from its rows
+// When the merged sweep SweepFig1 is in the repository at root (repro.FullSize), both panels and the claims come from its rows
 // (its batch sizes and seeds; it must run this configuration) and nothing is run; otherwise g's trials run.
 func Panels34(out report.Sink, root string, g Grid) error {
 	setup, err := NewSetup()

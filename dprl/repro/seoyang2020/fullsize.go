@@ -136,12 +136,6 @@ func condition(r *sweep.Result, d Domain, cond string, want map[string]string, s
 	return runs, nil
 }
 
-// loadQuiet is the merged sweep name without a note (a section that only needs to know what another
-// section showed), ok = false without one or without a repository root.
-func loadQuiet(root, name string) (*sweep.Result, bool, error) {
-	return sweep.LoadFrom(root, name)
-}
-
 // withReferences finds the merged full-size sweep name (repro.FullSize says which numbers follow) and, when it
 // is there, SweepFig2, whose Non-DP and random-policy runs are its references: the two must have run the same
 // seeds for the same episodes, and a missing SweepFig2 is an error, not a default-size run of the references.

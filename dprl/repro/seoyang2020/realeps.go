@@ -145,7 +145,8 @@ func PrivacyTable(rows []PrivacyRow) (header []string, cells [][]string) {
 // CorrectedEpsilons (actorcritic.CorrectedNoise with H = the domain's MaxSteps, clip 1) beside Non-DP and
 // the random policy, size.Runs seeds each, plots their learning curves with 95% bands and tabulates their
 // last-50 returns. It fails if a corrected run made other than Episodes·H releases, the count its
-// accounting assumes. With the merged sweeps SweepRealEpsilon and SweepFig2 present it shows their runs
+// accounting assumes. With the merged sweeps SweepRealEpsilon and SweepFig2 present in the repository at
+// root it shows their runs
 // instead of running size; the privacy table lists Fig. 3's configurations as Fig3 ran them (SweepFig3's
 // grid when that sweep is merged).
 func RealEpsilon(out report.Sink, root string, size Sizes) error {
@@ -158,7 +159,7 @@ func RealEpsilon(out report.Sink, root string, size Sizes) error {
 	// The privacy table lists what the notebook ran: Fig. 3's grid is its sweep's when that is merged.
 	psize := size
 	psize.Runs, psize.Episodes = runs, episodes
-	if f3, ok3, err := loadQuiet(root, SweepFig3); err != nil {
+	if f3, ok3, err := sweep.LoadFrom(root, SweepFig3); err != nil {
 		return err
 	} else if ok3 {
 		g, err := fig3Size(f3)

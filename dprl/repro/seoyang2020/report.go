@@ -293,7 +293,7 @@ func (d Domain) fig2FromSweep(r *sweep.Result, seeds repro.RunSeeds, episodes in
 // per domain: DP-Actor learns about as well as Non-DP (Margin); DP-Actor's per-seed return spread exceeds
 // Non-DP's (Welch interval of the difference above 0); and DP-Actor's traces are nearly orthogonal to the
 // non-DP ones (the mean over seeds of |mean cosine over episodes| has its interval below 0.1). With the
-// merged sweep SweepFig2 present it shows that sweep's runs instead of running size (repro.FullSize).
+// merged sweep SweepFig2 present in the repository at root it shows that sweep's runs instead of running size (repro.FullSize).
 func Fig2(out report.Sink, root string, size Sizes) error {
 	full, ok, err := repro.FullSize(out, root, SweepFig2)
 	if err != nil {
@@ -434,7 +434,7 @@ func Fig2(out report.Sink, root string, size Sizes) error {
 // random-policy references. A run whose weights overflowed counts with the lowest return an episode can have
 // (Domain.Finals). Each setting is tested with Margin (stable, not stable, inconclusive); the claims test, per
 // domain, DP-Actor and DP-Critic at the smallest ε the paper calls stable. With the merged sweeps SweepFig3
-// and SweepFig2 present it shows their runs, on SweepFig3's grid of variants and ε, instead of running size.
+// and SweepFig2 present in the repository at root it shows their runs, on SweepFig3's grid of variants and ε, instead of running size.
 func Fig3(out report.Sink, root string, size Sizes) error {
 	full, refs, ok, seeds, episodes, err := withReferences(out, root, SweepFig3, "Fig. 3's", size)
 	if err != nil {

@@ -66,8 +66,8 @@ func Fig1Settings(episodes int) []Setting {
 // first- and last-fifth returns; (b) σ = 0.4 with paths reset every 1 or 10 episodes or never; both with the
 // non-private DQN and the random policy. It records three claims, each decided from a paired 95% interval
 // over seeds: σ = 0.2 keeps 80% and σ = 0.4 keeps 70% of the non-private last-fifth return, and resetting
-// every episode beats never resetting. With the merged sweeps SweepFig1a and SweepFig1b present it draws all
-// of this from their runs instead of running p (repro.FullSize says which on out).
+// every episode beats never resetting. With the merged sweeps SweepFig1a and SweepFig1b present in the repository at root it
+// draws all of this from their runs instead of running p (repro.FullSize says which on out).
 func Fig1(out report.Sink, root string, p Protocol) error {
 	settings := Fig1Settings(p.Episodes)
 	res, seeds, err := fig1Curves(out, root, settings, p)

@@ -229,7 +229,7 @@ func hivN(quick bool) []int {
 // smallest), the mis-tuned steps beat both in most (n, step) cases (the share per trial above ½), and GPOPE
 // beats θ = 0 at n = 5000 (the MSPBE ratio below 1).
 //
-// When the merged sweep SweepFig1a is there (repro.FullSize), the figure, the tuning table and the claims
+// When the merged sweep SweepFig1a is in the repository at root (repro.FullSize), the figure, the tuning table and the claims
 // come from its rows (its n and trials; it must have run the protocol's step-size search) and nothing is
 // run; otherwise the protocol's trials run.
 func Fig1a(out report.Sink, root string, p Protocol) error {
@@ -404,7 +404,7 @@ func Fig1b(out report.Sink, p Protocol) error {
 // ratio below 1), and the on- and off-policy ratios to θ = 0 agree within a factor 3 (|difference of
 // log₁₀| below log₁₀ 3, at the ε where it is largest).
 //
-// When the merged sweep SweepFig2_3 is there (repro.FullSize), both domains' figures, tuning tables and
+// When the merged sweep SweepFig2_3 is in the repository at root (repro.FullSize), both domains' figures, tuning tables and
 // claims come from its rows and nothing is run; otherwise the protocol's trials run.
 func MountainCarFigures(out report.Sink, root string, p Protocol) error {
 	full, ok, err := repro.FullSize(out, root, SweepFig2_3)
@@ -542,7 +542,7 @@ func Fig2b(out report.Sink, p Protocol) error {
 // ones. The claim: GPOPE's relative MSPBE at ε = 1 halves from the smallest n to the largest (per trial,
 // log₁₀ of the ratio above log₁₀ 2, by its 95% interval).
 //
-// When the merged sweep SweepFig4 is there (repro.FullSize), the figure, the tuning table and the claim come
+// When the merged sweep SweepFig4 is in the repository at root (repro.FullSize), the figure, the tuning table and the claim come
 // from its rows (r̄ and the moments' size included) and nothing is simulated or run; otherwise the
 // protocol's trials run.
 func Fig4(out report.Sink, root string, p Protocol) error {
