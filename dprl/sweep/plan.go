@@ -101,30 +101,34 @@ func (p *Plan) WritePlan(w io.Writer) error {
 	return err
 }
 
-// describeTasks summarises tasks [first, end): per cell, its seed range.
+// describeTasks summarises tasks [first, end): per cell, its seed range; a shard spanning more than
+// maxParts cells shows the first and last few. Its cost grows with the cells shown, not the tasks.
 func (p *Plan) describeTasks(first, end int) string {
-	var parts []string
-	for i := first; i < end; {
-		t, _ := p.Spec.Task(i)
-		j := i
-		var last Task
-		for j < end {
-			u, _ := p.Spec.Task(j)
-			if u.Cell != t.Cell {
-				break
-			}
-			last = u
-			j++
-		}
+	const maxParts = 6
+	s := p.Spec
+	n := s.Seeds.Len()
+	part := func(i int) (string, int) {
+		j := min(end, (i/n+1)*n) // the end of task i's cell within the shard
+		t, _ := s.Task(i)
 		seeds := fmt.Sprintf("seed %d", t.Seed)
 		if j-i > 1 {
-			seeds = fmt.Sprintf("seeds %d…%d (%d)", t.Seed, last.Seed, j-i)
+			seeds = fmt.Sprintf("seeds %d…%d (%d)", t.Seed, s.Seeds.At((j-1)%n), j-i)
 		}
-		if cell := p.Spec.CellLabel(t); cell != "" {
+		if cell := s.CellLabel(t); cell != "" {
 			seeds = cell + " " + seeds
 		}
-		parts = append(parts, seeds)
-		i = j
+		return seeds, j
+	}
+	cells := (end-1)/n - first/n + 1
+	var parts []string
+	for i := first; i < end; {
+		if len(parts) == maxParts-2 && cells > maxParts {
+			parts = append(parts, fmt.Sprintf("… (%d cells in all)", cells))
+			i = max(i, (end-1)/n*n) // the last cell
+		}
+		var d string
+		d, i = part(i)
+		parts = append(parts, d)
 	}
 	return strings.Join(parts, "; ")
 }

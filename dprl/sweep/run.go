@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -53,14 +55,21 @@ type Manifest struct {
 	Started    string   `json:"started"` // RFC 3339
 	Finished   string   `json:"finished"`
 	Seconds    float64  `json:"seconds"`
+	// A shard's history: the processes that ran tasks of it (more than one after a kill, a preemption or a
+	// retry), the tasks its last process took from the checkpoint, and its failed attempts before it
+	// completed.
+	Attempts int `json:"attempts,omitempty"`
+	Resumed  int `json:"resumed_tasks,omitempty"`
+	Failures int `json:"failures,omitempty"`
 }
 
 // Failure is what a failed shard leaves in shard-NNNNN.failed.
 type Failure struct {
-	Shard int    `json:"shard"`
-	Error string `json:"error"`
-	Host  string `json:"host"`
-	Time  string `json:"time"`
+	Shard    int    `json:"shard"`
+	Error    string `json:"error"`
+	Host     string `json:"host"`
+	Time     string `json:"time"`
+	Failures int    `json:"failures"` // failed attempts of this shard so far, this one included
 }
 
 // RunOptions configure RunShard and RunAll.
@@ -68,8 +77,16 @@ type RunOptions struct {
 	Dir     string    // the results directory (RunShard); created if missing
 	Workers int       // tasks run at once (0: GOMAXPROCS); results do not depend on it
 	Log     io.Writer // progress lines (nil: none)
-	Force   bool      // rerun a shard even if it is complete
+	Force   bool      // rerun a shard even if it is complete (its checkpoint is discarded too)
+	// Context stops a shard early when it is cancelled (nil: never): no further task starts, the running
+	// ones finish and are checkpointed, and RunShard returns an error wrapping ErrStopped. dprl sweep run
+	// cancels it on SIGTERM, which Slurm sends before a time limit or a preemption.
+	Context context.Context
 }
+
+// ErrStopped is wrapped by the error of a shard stopped through RunOptions.Context: its finished tasks are
+// in its checkpoint, and running it again resumes after them.
+var ErrStopped = errors.New("stopped early, its finished tasks checkpointed: a rerun resumes after them")
 
 // ShardResult is what RunShard did.
 type ShardResult struct {
@@ -92,29 +109,69 @@ func (l *logger) printf(format string, args ...any) {
 	fmt.Fprintf(l.w, format+"\n", args...)
 }
 
-// runTasks runs tasks [first, end) and returns their output rows (grid values, seed, experiment columns)
-// in task order; label prefixes the progress lines.
-func (p *Plan) runTasks(first, end int, opt RunOptions, label string) ([][]string, error) {
+// tasksRun is what runTasks produced: each task's rows as CSV, in task order, and the row count.
+type tasksRun struct {
+	body    []byte
+	rows    int
+	resumed int // tasks taken from the checkpoint
+}
+
+// runTasks runs tasks [first, end) (those not already in ckpt, when there is one, each checkpointed as it
+// finishes) and returns their rows (grid values, seed, experiment columns) as CSV in task order; label
+// prefixes the progress lines.
+func (p *Plan) runTasks(first, end int, opt RunOptions, label string, ckpt *checkpoint) (*tasksRun, error) {
 	log := &logger{w: opt.Log}
 	ncols := len(p.Experiment.Columns())
-	var mu sync.Mutex
-	done, rows := 0, 0
-	total := end - first
-	log.printf("%s: %d tasks (%d–%d) starting", label, total, first, end-1)
-	res, err := experiment.Trials(total, opt.Workers, 0, nil, func(k int, _ rand.Source) ([][]string, error) {
-		t, err := p.Spec.Task(first + k)
-		if err != nil {
+	out := make([][]byte, end-first)
+	rowsOf := make([]int, end-first)
+	var todo []int
+	for i := first; i < end; i++ {
+		if ckpt != nil && ckpt.tasks[i] != nil {
+			out[i-first], rowsOf[i-first] = ckpt.tasks[i], ckpt.rows[i]
+			continue
+		}
+		todo = append(todo, i)
+	}
+	total, resumed := end-first, end-first-len(todo)
+	attempt := 0
+	if ckpt != nil {
+		var err error
+		if attempt, err = ckpt.start(); err != nil {
 			return nil, err
 		}
-		out, err := p.Experiment.Run(t.Params, t.Seed)
+	}
+	if resumed > 0 {
+		log.printf("%s: attempt %d resumes: %d of %d tasks are in the checkpoint, %d to run", label, attempt, resumed, total, len(todo))
+	} else {
+		log.printf("%s: %d tasks (%d–%d) starting", label, total, first, end-1)
+	}
+	ctx := opt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	inject := os.Getenv(CrashEnv) == "fail-first-attempt" && attempt == 1
+	var mu sync.Mutex
+	done, rows := resumed, 0
+	for _, n := range rowsOf {
+		rows += n
+	}
+	_, err := experiment.Trials(len(todo), opt.Workers, 0, nil, func(k int, _ rand.Source) (struct{}, error) {
+		if ctx.Err() != nil {
+			return struct{}{}, ErrStopped
+		}
+		t, err := p.Spec.Task(todo[k])
+		if err != nil {
+			return struct{}{}, err
+		}
+		res, err := p.Experiment.Run(t.Params, t.Seed)
 		where := fmt.Sprintf("task %d (%sseed %d)", t.Index, cellPrefix(p.Spec.CellLabel(t)), t.Seed)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
+			return struct{}{}, fmt.Errorf("%s: %w", where, err)
 		}
-		full := make([][]string, len(out))
-		for r, row := range out {
+		full := make([][]string, len(res))
+		for r, row := range res {
 			if len(row) != ncols {
-				return nil, check.Errorf(fmt.Sprintf("%s: len(row %d)", where, r), float64(len(row)), "[%d, %d] (one value per column of %s)", ncols, ncols, p.Spec.Experiment)
+				return struct{}{}, check.Errorf(fmt.Sprintf("%s: len(row %d)", where, r), float64(len(row)), "[%d, %d] (one value per column of %s)", ncols, ncols, p.Spec.Experiment)
 			}
 			full[r] = make([]string, 0, len(p.Columns))
 			for _, j := range p.keep {
@@ -122,25 +179,41 @@ func (p *Plan) runTasks(first, end int, opt RunOptions, label string) ([][]strin
 			}
 			full[r] = append(append(full[r], fmt.Sprint(t.Seed)), row...)
 		}
+		b, err := encodeCSV(nil, full)
+		if err != nil {
+			return struct{}{}, err
+		}
+		if ckpt != nil {
+			if err := ckpt.task(t.Index, len(res), b); err != nil {
+				return struct{}{}, fmt.Errorf("%s: checkpointing: %w", where, err)
+			}
+		}
 		mu.Lock()
+		out[t.Index-first], rowsOf[t.Index-first] = b, len(res)
 		done++
-		rows += len(out)
-		log.printf("%s: %d/%d tasks done, %d rows (task %d: %sseed %d, %d rows)", label, done, total, rows, t.Index, cellPrefix(p.Spec.CellLabel(t)), t.Seed, len(out))
+		rows += len(res)
+		log.printf("%s: %d/%d tasks done, %d rows (task %d: %sseed %d, %d rows)", label, done, total, rows, t.Index, cellPrefix(p.Spec.CellLabel(t)), t.Seed, len(res))
 		mu.Unlock()
-		return full, nil
+		if inject {
+			return struct{}{}, fmt.Errorf("%s: injected failure (%s=fail-first-attempt)", where, CrashEnv)
+		}
+		return struct{}{}, nil
 	})
 	if err != nil {
 		var te *experiment.TrialError
 		if errors.As(err, &te) && te.Panic == nil {
 			err = te.Err // the task's own error already names it
 		}
+		if errors.Is(err, ErrStopped) {
+			return nil, fmt.Errorf("%d of %d tasks done, %w", done, total, ErrStopped)
+		}
 		return nil, err
 	}
-	var all [][]string
-	for _, r := range res {
-		all = append(all, r...)
+	var body bytes.Buffer
+	for _, b := range out {
+		body.Write(b)
 	}
-	return all, nil
+	return &tasksRun{body: body.Bytes(), rows: rows, resumed: resumed}, nil
 }
 
 func cellPrefix(cell string) string {
@@ -150,12 +223,16 @@ func cellPrefix(cell string) string {
 	return cell + " "
 }
 
-// encodeCSV writes the header and rows as CSV (the one encoder behind shards, merges and RunAll).
+// encodeCSV writes the header (none when nil) and rows as CSV (the one encoder behind shards, merges and
+// RunAll). Rows encode independently, so the encodings of consecutive runs of rows concatenate to the
+// encoding of all of them.
 func encodeCSV(header []string, rows [][]string) ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	if err := w.Write(header); err != nil {
-		return nil, err
+	if header != nil {
+		if err := w.Write(header); err != nil {
+			return nil, err
+		}
 	}
 	if err := w.WriteAll(rows); err != nil {
 		return nil, err
@@ -166,15 +243,18 @@ func encodeCSV(header []string, rows [][]string) ([]byte, error) {
 // RunAll runs every task of the plan in this process and writes the whole table as CSV to w: the bytes
 // that merging the shards gives.
 func (p *Plan) RunAll(w io.Writer, opt RunOptions) error {
-	rows, err := p.runTasks(0, p.Spec.Tasks(), opt, p.Spec.Name+" (all tasks)")
+	r, err := p.runTasks(0, p.Spec.Tasks(), opt, p.Spec.Name+" (all tasks)", nil)
 	if err != nil {
 		return err
 	}
-	b, err := encodeCSV(p.Columns, rows)
+	header, err := encodeCSV(p.Columns, nil)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(b)
+	if _, err = w.Write(header); err != nil {
+		return err
+	}
+	_, err = w.Write(r.body)
 	return err
 }
 
@@ -189,10 +269,14 @@ func (p *Plan) RunLocal(opt RunOptions) (*Manifest, error) {
 	return Merge(opt.Dir, "")
 }
 
-// RunShard runs shard i into opt.Dir: its rows to shard-NNNNN.csv, then its manifest to shard-NNNNN.json,
-// each written to a temporary file and renamed. A shard whose manifest and CSV check out (same spec hash,
-// matching checksum) is skipped unless opt.Force. A directory holding another spec's results is refused.
-// On failure the error is also written to shard-NNNNN.failed (Status reports it) and nothing else changes.
+// RunShard runs shard i into opt.Dir: each task as it finishes to the checkpoint shard-NNNNN.ckpt, then
+// the shard's rows to shard-NNNNN.csv and its manifest to shard-NNNNN.json, each written to a temporary
+// file and renamed, then the checkpoint is removed. A shard whose manifest and CSV check out (same spec
+// hash, matching checksum) is skipped unless opt.Force; a shard with a checkpoint runs only the tasks not
+// in it. A directory holding another spec's results is refused, and so is a shard another process is
+// running (*BusyError). On failure the error is also written to shard-NNNNN.failed (Status reports it,
+// with the number of failed attempts); a shard stopped through opt.Context returns an error wrapping
+// ErrStopped and records no failure.
 func (p *Plan) RunShard(i int, opt RunOptions) (*ShardResult, error) {
 	first, end, err := p.Spec.ShardRange(i)
 	if err != nil {
@@ -212,43 +296,79 @@ func (p *Plan) RunShard(i int, opt RunOptions) (*ShardResult, error) {
 			log.printf("%s: rerunning: %v", label, err)
 		}
 	}
+	start := time.Now()
+	ckpt, err := openCheckpoint(opt.Dir, i, first, end, p.Hash, log)
+	if err != nil {
+		return nil, err
+	}
+	defer ckpt.close() // a no-op after remove
+	if ckpt.dropped > 0 {
+		log.printf("%s: dropped a torn checkpoint record (%d bytes, the process was killed while writing it)", label, ckpt.dropped)
+	}
+	if opt.Force && len(ckpt.tasks) > 0 {
+		log.printf("%s: --force: discarding %d checkpointed tasks", label, len(ckpt.tasks))
+		ckpt.tasks, ckpt.rows = map[int][]byte{}, map[int]int{}
+	}
 	// From here on the shard is not complete: drop an old manifest before its CSV is replaced.
 	if err := os.Remove(filepath.Join(opt.Dir, name+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	start := time.Now()
-	m, err := p.runShard(i, first, end, opt, label, start)
+	prev, _ := readFailure(filepath.Join(opt.Dir, name+".failed"))
+	m, err := p.runShard(i, first, end, opt, label, start, ckpt, prev.Failures)
+	if errors.Is(err, ErrStopped) {
+		return nil, fmt.Errorf("%s: %w", label, err)
+	}
 	if err != nil {
 		host, _ := os.Hostname()
-		f, _ := json.MarshalIndent(Failure{Shard: i, Error: err.Error(), Host: host, Time: time.Now().UTC().Format(time.RFC3339)}, "", "  ")
+		f, _ := json.MarshalIndent(Failure{Shard: i, Error: err.Error(), Host: host, Time: time.Now().UTC().Format(time.RFC3339), Failures: prev.Failures + 1}, "", "  ")
 		if werr := writeAtomic(opt.Dir, name+".failed", append(f, '\n')); werr != nil {
 			log.printf("%s: could not record the failure: %v", label, werr)
 		}
-		log.printf("%s: FAILED: %v", label, err)
+		log.printf("%s: FAILED (failure %d): %v", label, prev.Failures+1, err)
 		return nil, fmt.Errorf("%s: %w", label, err)
 	}
+	if err := ckpt.remove(); err != nil && !errors.Is(err, os.ErrNotExist) {
+		log.printf("%s: could not remove its checkpoint: %v", label, err)
+	}
 	os.Remove(filepath.Join(opt.Dir, name+".failed"))
-	removeStaleTemps(opt.Dir, name, start)
-	log.printf("%s: complete: %d rows in %.1fs, sha256 %s…", label, m.Rows, m.Seconds, m.SHA256[:12])
+	removeStaleTemps(opt.Dir, "."+name+".", start)
+	log.printf("%s: complete: %d rows in %.1fs (attempt %d, %d tasks resumed), sha256 %s…", label, m.Rows, m.Seconds, m.Attempts, m.Resumed, m.SHA256[:12])
 	return &ShardResult{Shard: i, Manifest: m}, nil
 }
 
-func (p *Plan) runShard(i, first, end int, opt RunOptions, label string, start time.Time) (*Manifest, error) {
-	rows, err := p.runTasks(first, end, opt, label)
+// readFailure reads a shard's failure record (the zero Failure when there is none); an old record without
+// a count counts as one failure.
+func readFailure(path string) (Failure, error) {
+	var f Failure
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return f, err
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return Failure{Failures: 1}, err
+	}
+	f.Failures = max(f.Failures, 1)
+	return f, nil
+}
+
+func (p *Plan) runShard(i, first, end int, opt RunOptions, label string, start time.Time, ckpt *checkpoint, failures int) (*Manifest, error) {
+	r, err := p.runTasks(first, end, opt, label, ckpt)
 	if err != nil {
 		return nil, err
 	}
-	data, err := encodeCSV(p.Columns, rows)
+	header, err := encodeCSV(p.Columns, nil)
 	if err != nil {
 		return nil, err
 	}
+	data := append(header, r.body...)
 	name := ShardName(i)
 	crashPoint("before-csv")
 	if err := writeAtomic(opt.Dir, name+".csv", data); err != nil {
 		return nil, err
 	}
 	crashPoint("after-csv")
-	m := p.manifest("shard", i, first, end, len(rows), name+".csv", data, start)
+	m := p.manifest("shard", i, first, end, r.rows, name+".csv", data, start)
+	m.Attempts, m.Resumed, m.Failures = ckpt.runs, r.resumed, failures
 	b, _ := json.MarshalIndent(m, "", "  ")
 	if err := writeAtomic(opt.Dir, name+".json", append(b, '\n')); err != nil {
 		return nil, err
@@ -313,7 +433,7 @@ func (p *Plan) ensureSpec(dir string) error {
 // writeAtomic writes data to dir/name through a temporary file in dir (synced, then renamed), so a reader
 // sees either the old file or the whole new one, never a part.
 func writeAtomic(dir, name string, data []byte) error {
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	f, err := os.CreateTemp(dir, "."+name+tempMarker+"*")
 	if err != nil {
 		return err
 	}
@@ -349,9 +469,10 @@ func writeAtomic(dir, name string, data []byte) error {
 }
 
 // CrashEnv names the fault-injection hook the crash tests use: with DPRL_SWEEP_CRASH=mid-write (half of a
-// file written to its temporary file), after-csv (the CSV renamed, its manifest not yet written) or
-// before-csv, the process kills itself with SIGKILL at that point, as a node failure or `scancel -s KILL`
-// would.
+// file written to its temporary file), mid-checkpoint (half of a task's checkpoint record written),
+// after-csv (the CSV renamed, its manifest not yet written) or before-csv, the process kills itself with
+// SIGKILL at that point, as a node failure or `scancel -s KILL` would; with fail-first-attempt, a shard's
+// first attempt fails (an error, as a transient fault would) once its first task is checkpointed.
 const CrashEnv = "DPRL_SWEEP_CRASH"
 
 func crashPoint(where string) {
@@ -363,14 +484,28 @@ func crashPoint(where string) {
 	}
 }
 
-// removeStaleTemps removes the temporary files of shard name left by runs killed before start.
-func removeStaleTemps(dir, name string, start time.Time) {
-	matches, _ := filepath.Glob(filepath.Join(dir, "."+name+".*.tmp-*"))
-	for _, m := range matches {
-		if fi, err := os.Stat(m); err == nil && fi.ModTime().Before(start) {
-			os.Remove(m)
+// tempMarker is in the name of every temporary file writeAtomic creates: .<name>.tmp-<random>.
+const tempMarker = ".tmp-"
+
+// isTemp reports whether a directory entry is one of writeAtomic's temporary files.
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker)
+}
+
+// removeStaleTemps removes the temporary files in dir whose names start with prefix (every one with
+// prefix "." ) and that were last modified before cutoff: left by writes that were killed.
+func removeStaleTemps(dir, prefix string, cutoff time.Time) (removed []string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		n := e.Name()
+		if !isTemp(n) || !strings.HasPrefix(n, prefix) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) && os.Remove(filepath.Join(dir, n)) == nil {
+			removed = append(removed, n)
 		}
 	}
+	return removed
 }
 
 // readManifest reads a manifest file.

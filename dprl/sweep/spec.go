@@ -94,6 +94,14 @@ func (s Seeds) Values() []uint64 {
 	return out
 }
 
+// At returns seed k (k in [0, Len−1]) without listing the others.
+func (s Seeds) At(k int) uint64 {
+	if s.List != nil {
+		return s.List[k]
+	}
+	return s.First + uint64(k)
+}
+
 // Len is the number of seeds.
 func (s Seeds) Len() int {
 	if s.List != nil {
@@ -143,6 +151,15 @@ func (s *Seeds) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// The limits of a spec. Beyond them planning (every cell is validated), writing the shards' files or an
+// engine's array would not end in reasonable time or memory, and products of counts could overflow; Check
+// refuses a spec that exceeds one with an error naming it.
+const (
+	MaxTasks  = 1_000_000_000 // tasks: grid cells × seeds
+	MaxCells  = 1_000_000     // grid cells (the product of the grid's lengths)
+	MaxShards = 1_000_000     // shards (⌈tasks / shard_size⌉)
+)
+
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 var keyRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 
@@ -189,8 +206,9 @@ func ReadSpec(path string) (*Spec, error) {
 }
 
 // Check reports the first problem of the spec: a bad name, no experiment, an empty grid axis, a key in both
-// Params and Grid, no seeds or a shard size below 1. Whether the experiment exists and accepts the
-// parameters is NewPlan's business.
+// Params and Grid, no seeds, repeated seeds or grid values, a seed range past 2⁶⁴ − 1, a shard size below 1,
+// or more cells, tasks or shards than MaxCells, MaxTasks and MaxShards allow. Whether the experiment exists
+// and accepts the parameters is NewPlan's business.
 func (s *Spec) Check() error {
 	if !nameRE.MatchString(s.Name) {
 		return badValue("name", s.Name, "names of letters, digits, '.', '_' and '-' starting with a letter or digit")
@@ -226,18 +244,37 @@ func (s *Spec) Check() error {
 		return check.Missing("seeds", "at least one seed")
 	}
 	if s.Seeds.List == nil {
-		if err := check.AtLeast("seeds.count", s.Seeds.Count, 1); err != nil {
+		if err := check.Int("seeds.count", s.Seeds.Count, 1, MaxTasks); err != nil {
 			return err
 		}
 	}
-	seen := map[uint64]bool{}
+	if s.Seeds.List == nil && s.Seeds.First > math.MaxUint64-uint64(s.Seeds.Count-1) {
+		return check.Errorf("seeds.first", float64(s.Seeds.First), "[0, 2⁶⁴ − seeds.count] (the last seed, first + count − 1, must fit in 64 bits)")
+	}
+	seen := make(map[uint64]bool, len(s.Seeds.List))
 	for _, v := range s.Seeds.List {
 		if seen[v] {
 			return check.Errorf("seeds", float64(v), "distinct seeds (this one is repeated)")
 		}
 		seen[v] = true
 	}
-	return check.AtLeast("shard_size", s.ShardSize, 1)
+	cells := 1.0 // a float: the product is checked before any integer product could wrap
+	for _, vs := range s.Grid {
+		cells *= float64(len(vs))
+	}
+	if cells > MaxCells {
+		return check.Errorf("grid cells", cells, "[1, %d] (the product of the grid's lengths; every cell is validated when planning)", MaxCells)
+	}
+	if tasks := cells * float64(s.Seeds.Len()); tasks > MaxTasks {
+		return check.Errorf("tasks", tasks, "[1, %d] (grid cells × seeds = %d × %d)", MaxTasks, int(cells), s.Seeds.Len())
+	}
+	if err := check.Int("shard_size", s.ShardSize, 1, MaxTasks); err != nil {
+		return err
+	}
+	if n := s.Shards(); n > MaxShards {
+		return check.Errorf("shards", float64(n), "[1, %d] (⌈%d tasks / shard_size %d⌉: raise shard_size)", MaxShards, s.Tasks(), s.ShardSize)
+	}
+	return nil
 }
 
 // GridKeys returns the grid's keys in their canonical (sorted) order.
@@ -274,27 +311,46 @@ func (s *Spec) Hash() string {
 	return hex.EncodeToString(h[:])
 }
 
-// Cells is the number of grid cells (1 for an empty grid).
+// Cells is the number of grid cells (1 for an empty grid). On a spec that has not passed Check the product
+// saturates at math.MaxInt instead of wrapping.
 func (s *Spec) Cells() int {
 	n := 1
 	for _, vs := range s.Grid {
-		n *= len(vs)
+		n = mulSat(n, len(vs))
 	}
 	return n
 }
 
-// Tasks is the number of tasks: cells times seeds.
-func (s *Spec) Tasks() int { return s.Cells() * s.Seeds.Len() }
+// Tasks is the number of tasks: cells times seeds (saturating, as Cells).
+func (s *Spec) Tasks() int { return mulSat(s.Cells(), s.Seeds.Len()) }
 
-// Shards is the number of shards: ⌈Tasks / ShardSize⌉.
-func (s *Spec) Shards() int { return (s.Tasks() + s.ShardSize - 1) / s.ShardSize }
+// Shards is the number of shards: ⌈Tasks / ShardSize⌉ (0 for a shard size below 1).
+func (s *Spec) Shards() int {
+	if s.ShardSize < 1 {
+		return 0
+	}
+	t := s.Tasks()
+	return t/s.ShardSize + min(t%s.ShardSize, 1)
+}
+
+// mulSat is a·b for a, b ≥ 0, or math.MaxInt when that overflows.
+func mulSat(a, b int) int {
+	if a < 0 || b < 0 {
+		return 0
+	}
+	if b != 0 && a > math.MaxInt/b {
+		return math.MaxInt
+	}
+	return a * b
+}
 
 // ShardRange is the tasks [first, end) of shard i; i outside [0, Shards−1] is an error.
 func (s *Spec) ShardRange(i int) (first, end int, err error) {
 	if err := check.Int("shard", i, 0, s.Shards()-1); err != nil {
 		return 0, 0, err
 	}
-	return i * s.ShardSize, min((i+1)*s.ShardSize, s.Tasks()), nil
+	first = i * s.ShardSize // < Tasks: no overflow
+	return first, first + min(s.ShardSize, s.Tasks()-first), nil
 }
 
 // Task is one unit of work: a grid cell and a seed.
@@ -306,13 +362,14 @@ type Task struct {
 	Values []string // the cell's grid values formatted (FormatValue), in GridKeys order
 }
 
-// Task returns task i of the task list (i in [0, Tasks−1]).
+// Task returns task i of the task list (i in [0, Tasks−1]). Its cost does not grow with the number of seeds
+// or cells (it is linear in the number of parameters).
 func (s *Spec) Task(i int) (Task, error) {
 	if err := check.Int("task", i, 0, s.Tasks()-1); err != nil {
 		return Task{}, err
 	}
-	seeds := s.Seeds.Values()
-	t := Task{Index: i, Cell: i / len(seeds), Seed: seeds[i%len(seeds)], Params: Params{}}
+	n := s.Seeds.Len()
+	t := Task{Index: i, Cell: i / n, Seed: s.Seeds.At(i % n), Params: make(Params, len(s.Params)+len(s.Grid))}
 	for k, v := range s.Params {
 		t.Params[k] = v
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -197,7 +196,7 @@ func TestMergeRefuses(t *testing.T) {
 		os.Remove(filepath.Join(dir, "shard-00001.json"))
 		os.Remove(filepath.Join(dir, "shard-00002.json"))
 		msg := mergeErr(t, dir)
-		if !strings.Contains(msg, "missing 2 of 4 shards: 1–2") || !strings.Contains(msg, "incomplete: shard 1: shard-00001.csv without a manifest") {
+		if !strings.Contains(msg, "missing 2 of 4 shards: 1-2") || !strings.Contains(msg, "incomplete: shard 1: shard-00001.csv without a manifest") {
 			t.Error(msg)
 		}
 	})
@@ -264,7 +263,7 @@ func TestMergeRefuses(t *testing.T) {
 		}
 		var b bytes.Buffer
 		st.Write(&b)
-		if !strings.Contains(b.String(), "4 shards: 3 done, 1 missing, 0 failed, 0 corrupt; 44 rows done") {
+		if !strings.Contains(b.String(), "4 shards: 3 done, 1 missing; 44 rows done") {
 			t.Error(b.String())
 		}
 	})
@@ -287,7 +286,7 @@ func TestFailedShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, _ := ReadStatus(dir)
-	if len(st.Failed) != 1 || !strings.Contains(st.Failed[1], "boom") || fmt.Sprint(st.Done) != "[0]" {
+	if len(st.Failed) != 1 || !strings.Contains(st.Failed[1].Error, "boom") || fmt.Sprint(st.Done) != "[0]" {
 		t.Errorf("status %+v", st)
 	}
 	if msg := mergeErr(t, dir); !strings.Contains(msg, "missing 1 of 2 shards: 1 (1 failed)") {
@@ -300,8 +299,8 @@ func TestBadInput(t *testing.T) {
 		{`{"name": "a b", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1}`, `name = "a b" is not allowed`},
 		{`{"name": "a", "seeds": [1], "shard_size": 1}`, `experiment is missing`},
 		{`{"name": "a", "experiment": "nope", "seeds": [1], "shard_size": 1}`, `experiment = "nope" is not allowed: want the registered experiments {`},
-		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 0}`, `shard_size = 0 is outside the allowed range [1, ∞)`},
-		{`{"name": "a", "experiment": "sweep/demo", "seeds": {"first": 1, "count": 0}, "shard_size": 1}`, `seeds.count = 0 is outside the allowed range [1, ∞)`},
+		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 0}`, `shard_size = 0 is outside the allowed range [1, 1000000000]`},
+		{`{"name": "a", "experiment": "sweep/demo", "seeds": {"first": 1, "count": 0}, "shard_size": 1}`, `seeds.count = 0 is outside the allowed range [1, 1000000000]`},
 		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1, 1], "shard_size": 1}`, `seeds = 1 is not allowed: want distinct seeds`},
 		{`{"name": "a", "experiment": "sweep/demo", "seeds": "x", "shard_size": 1}`, `seeds = "\"x\"" is not allowed`},
 		{`{"name": "a", "experiment": "sweep/demo", "seeds": [1], "shard_size": 1, "grid": {"rows": []}}`, `grid.rows is missing`},
@@ -364,124 +363,6 @@ func TestShardFromEnv(t *testing.T) {
 		case err != nil || i != c.shard || src != c.source || (warn != "") != (c.ok == "warning"):
 			t.Errorf("got %d %q %q %v, want %d %q", i, src, warn, err, c.shard, c.source)
 		}
-	}
-}
-
-// TestKubernetesManifest checks the Indexed Job fields a sweep needs, on the JSON form and (with Python's
-// yaml module, when installed) that the YAML says the same.
-func TestKubernetesManifest(t *testing.T) {
-	p := mustPlan(t, demoSpec)
-	if _, err := p.KubernetesObjects(KubernetesOptions{Claim: "c"}); err == nil || !strings.Contains(err.Error(), "Image is missing") {
-		t.Errorf("no image: %v", err)
-	}
-	opt := KubernetesOptions{Image: "registry.example/dprl:v1", Claim: "sweep-results", Namespace: "rl", Parallelism: 2, CPU: "2", Memory: "3Gi"}
-	objs, err := p.KubernetesObjects(opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(objs)
-	var docs []struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string
-		Metadata   struct{ Name, Namespace string }
-		Data       map[string]string
-		Spec       struct {
-			CompletionMode       string `json:"completionMode"`
-			Completions          int
-			Parallelism          int
-			BackoffLimitPerIndex int `json:"backoffLimitPerIndex"`
-			Template             struct {
-				Spec struct {
-					RestartPolicy string `json:"restartPolicy"`
-					Containers    []struct {
-						Image        string
-						Command      []string
-						VolumeMounts []struct{ Name, MountPath string } `json:"volumeMounts"`
-					}
-					Volumes []struct {
-						Name                  string
-						PersistentVolumeClaim *struct{ ClaimName string } `json:"persistentVolumeClaim"`
-						ConfigMap             *struct{ Name string }      `json:"configMap"`
-					}
-				}
-			}
-		}
-	}
-	if err := json.Unmarshal(b, &docs); err != nil || len(docs) != 2 {
-		t.Fatalf("%v %s", err, b)
-	}
-	cm, job := docs[0], docs[1]
-	if cm.Kind != "ConfigMap" || cm.Data[SpecFile] != string(p.Spec.Canonical()) || cm.Metadata.Namespace != "rl" {
-		t.Errorf("ConfigMap %+v", cm)
-	}
-	js := job.Spec
-	if job.APIVersion != "batch/v1" || job.Kind != "Job" || js.CompletionMode != "Indexed" || js.Completions != p.Spec.Shards() ||
-		js.Parallelism != 2 || js.BackoffLimitPerIndex != 2 || js.Template.Spec.RestartPolicy != "Never" || job.Metadata.Name != "dprl-sweep-demo" {
-		t.Errorf("Job spec %+v", job)
-	}
-	ct := js.Template.Spec.Containers
-	if len(ct) != 1 || ct[0].Image != opt.Image || strings.Join(ct[0].Command, " ") != "dprl sweep run /spec/spec.json --out /results/demo --workers 2" {
-		t.Errorf("containers %+v", ct)
-	}
-	mounts := map[string]string{}
-	for _, m := range ct[0].VolumeMounts {
-		mounts[m.Name] = m.MountPath
-	}
-	vols := js.Template.Spec.Volumes
-	if mounts["results"] != "/results" || mounts["spec"] != "/spec" || len(vols) != 2 || vols[0].PersistentVolumeClaim == nil ||
-		vols[0].PersistentVolumeClaim.ClaimName != "sweep-results" || vols[1].ConfigMap == nil || vols[1].ConfigMap.Name != cm.Metadata.Name {
-		t.Errorf("volumes %+v mounts %v", vols, mounts)
-	}
-	text, err := p.Kubernetes(opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range []string{"completionMode: \"Indexed\"", "completions: 4", "restartPolicy: \"Never\"", "claimName: \"sweep-results\""} {
-		if !strings.Contains(text, line) {
-			t.Errorf("YAML lacks %q:\n%s", line, text)
-		}
-	}
-	py, err := exec.LookPath("python3")
-	if err != nil || exec.Command(py, "-c", "import yaml").Run() != nil {
-		t.Log("python3 with yaml not available: the YAML is checked by its lines only")
-		return
-	}
-	cmd := exec.Command(py, "-c", "import sys, yaml, json; print(json.dumps(list(yaml.safe_load_all(sys.stdin)), sort_keys=True))")
-	cmd.Stdin = strings.NewReader(text)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("YAML does not parse: %v\n%s", err, text)
-	}
-	var fromYAML, fromJSON any
-	json.Unmarshal(out, &fromYAML)
-	json.Unmarshal(b, &fromJSON)
-	y, _ := json.Marshal(fromYAML)
-	j, _ := json.Marshal(fromJSON)
-	if !bytes.Equal(y, j) {
-		t.Errorf("the YAML and JSON forms differ:\n%s\n%s", y, j)
-	}
-}
-
-func TestSlurmScript(t *testing.T) {
-	p := mustPlan(t, demoSpec)
-	s, err := p.Slurm(SlurmOptions{Binary: "/opt/dprl bin/dprl", Dir: "/scratch/demo", CPUs: 2, Parallel: 3, Time: "01:00:00", Extra: []string{"--account=rl"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"#SBATCH --array=0-3%3\n", "#SBATCH --cpus-per-task=2\n", "#SBATCH --time=01:00:00\n", "#SBATCH --account=rl\n",
-		"#SBATCH --output=/scratch/demo/logs/shard-%a-job-%A.out\n", `DPRL=${DPRL:-'/opt/dprl bin/dprl'}`, "SPEC=/scratch/demo/spec.json",
-		`--dependency="afterok:$1"`, `sweep run "$SPEC" --out "$OUT"`, `--wrap="exec $DPRL sweep merge $OUT"`} {
-		if !strings.Contains(s, want) {
-			t.Errorf("script lacks %q:\n%s", want, s)
-		}
-	}
-	f := filepath.Join(t.TempDir(), "s.sbatch")
-	os.WriteFile(f, []byte(s), 0o755)
-	if out, err := exec.Command("bash", "-n", f).CombinedOutput(); err != nil {
-		t.Errorf("bash -n: %v %s", err, out)
-	}
-	if _, err := p.Slurm(SlurmOptions{Dir: "/x", CPUs: -1}); err == nil || !strings.Contains(err.Error(), "CPUs = -1") {
-		t.Errorf("CPUs -1: %v", err)
 	}
 }
 

@@ -10,25 +10,36 @@
 //	dprl sweep plan SPEC                 the shards and the work in each
 //	dprl sweep run SPEC [--shard I --of N] [--out DIR] [--workers K] [--force]
 //	dprl sweep all SPEC [-o FILE]        every task in this process (the reference for merge)
-//	dprl sweep merge DIR [-o FILE]       check every shard, write DIR/merged.csv
-//	dprl sweep status DIR                done, missing, failed and corrupt shards (exit 1 unless complete)
-//	dprl sweep slurm SPEC [-o SCRIPT]    a self-submitting sbatch script: job array + dependent merge job
-//	dprl sweep k8s SPEC --image IMG --claim PVC [-o FILE]   an Indexed Job manifest
+//	dprl sweep local SPEC [--out DIR]    every shard here in turn (resumable), then merge
+//	dprl sweep merge DIR [-o FILE] [--wait]   check every shard, write DIR/merged.csv
+//	dprl sweep status DIR                done, running, pending, failed, cancelled and missing shards (exit 1 unless complete)
+//	dprl sweep slurm SPEC [-o SCRIPT]    a self-submitting sbatch script: job arrays + a merge job
+//	dprl sweep resubmit DIR              submit only the missing, failed and cancelled shards (Slurm)
+//	dprl sweep cancel DIR                cancel the sweep's pending and running jobs
+//	dprl sweep k8s SPEC --claim PVC [--image IMG] [-o FILE]   an Indexed Job and a merge Job
 //	dprl sweep list                      the registered experiments
 //	dprl version
+//
+// dprl sweep run exits with status 75 when SIGTERM stopped it: its finished tasks are checkpointed and a
+// rerun resumes after them (the Slurm script requeues the job on that status).
 //
 // The experiments are the reproduction packages' (github.com/dprl-project/dprl/dprl/repro/sweeps) and
 // sweep/demo; the specs of the papers' main figures are in sweeps/specs/. See sweeps/README.md.
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	_ "github.com/dprl-project/dprl/dprl/repro/sweeps" // registers the reproduction experiments
 	"github.com/dprl-project/dprl/dprl/sweep"
@@ -40,10 +51,13 @@ const usage = `usage:
   dprl sweep plan SPEC
   dprl sweep run SPEC [--shard I [--of N]] [--out DIR] [--workers K] [--force]
   dprl sweep all SPEC [-o FILE] [--workers K]
-  dprl sweep merge DIR [-o FILE]
-  dprl sweep status DIR
-  dprl sweep slurm SPEC [--out DIR] [-o SCRIPT] [--dprl PATH] [--cpus N] [--parallel N] [--time T] [--mem M] [--partition P] [--sbatch OPTION]...
-  dprl sweep k8s SPEC --image IMAGE --claim PVC [-o FILE] [--namespace NS] [--parallelism N] [--cpu C] [--memory M] [--retries N] [--mount PATH]
+  dprl sweep local SPEC [--out DIR] [--workers K]
+  dprl sweep merge DIR [-o FILE] [--wait [--timeout D] [--poll D] [--give-up-after N]]
+  dprl sweep status DIR [--engine auto|slurm|kubernetes|none] [--namespace NS] [--job NAME]
+  dprl sweep slurm SPEC [--out DIR] [-o SCRIPT] [--dprl PATH] [--cpus N] [--parallel N] [--time T] [--mem M] [--partition P] [--account A] [--qos Q] [--sbatch OPTION]... [--retries N] [--grace S]
+  dprl sweep resubmit DIR [--dry-run]
+  dprl sweep cancel DIR [--engine auto|slurm|kubernetes] [--namespace NS] [--job NAME]
+  dprl sweep k8s SPEC --claim PVC [--image IMAGE] [-o FILE] [--namespace NS] [--parallelism N] [--cpu C] [--memory M] [--retries N] [--grace S] [--mount PATH] [--merge-timeout D]
   dprl sweep list
   dprl version
 `
@@ -69,8 +83,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cmds := map[string]func([]string, io.Writer, io.Writer) error{
-		"plan": cmdPlan, "run": cmdRun, "all": cmdAll, "merge": cmdMerge, "status": cmdStatus,
-		"slurm": cmdSlurm, "k8s": cmdK8s, "list": cmdList,
+		"plan": cmdPlan, "run": cmdRun, "all": cmdAll, "local": cmdLocal, "merge": cmdMerge, "status": cmdStatus,
+		"slurm": cmdSlurm, "resubmit": cmdResubmit, "cancel": cmdCancel, "k8s": cmdK8s, "list": cmdList,
 	}
 	f, ok := cmds[args[1]]
 	if !ok {
@@ -89,8 +103,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "dprl sweep %s: %v\n", args[1], err)
 	var ue usageError
-	if errors.As(err, &ue) {
+	switch {
+	case errors.As(err, &ue):
 		return 2
+	case errors.Is(err, sweep.ErrStopped):
+		return sweep.ExitStopped
 	}
 	return 1
 }
@@ -168,9 +185,55 @@ func outDir(flagValue string, p *sweep.Plan) (string, error) {
 	return filepath.Abs(d)
 }
 
+// shardFlag is --shard: unset (the engine's environment says), or a shard checked against the spec.
+type shardFlag struct {
+	set bool
+	v   int
+}
+
+func (f *shardFlag) String() string { return strconv.Itoa(f.v) }
+func (f *shardFlag) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("want an integer, got %q", s)
+	}
+	f.set, f.v = true, v
+	return nil
+}
+
+// stopOnSignal returns a context cancelled by SIGTERM or SIGINT, after which the shard finishes its running
+// tasks and checkpoints them; a second SIGINT exits at once. release undoes it.
+func stopOnSignal(stderr io.Writer) (ctx context.Context, release func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sigs:
+			fmt.Fprintf(stderr, "dprl sweep run: %v: finishing the running tasks and checkpointing them (SIGINT again aborts)\n", s)
+			cancel()
+		case <-done:
+			return
+		}
+		for {
+			select {
+			case s := <-sigs:
+				if s == syscall.SIGINT {
+					os.Exit(130)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ctx, func() { signal.Stop(sigs); close(done); cancel() }
+}
+
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("run", stderr)
-	shard := fs.Int("shard", -1, "the shard to run (default: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX)")
+	var shard shardFlag
+	fs.Var(&shard, "shard", "the shard to run (default: from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX)")
 	of := fs.Int("of", 0, "the number of shards, checked against the spec's")
 	out := fs.String("out", "", "results directory (default build/sweeps/<name> in the repository)")
 	workers := fs.Int("workers", 0, "tasks run at once (default GOMAXPROCS)")
@@ -187,8 +250,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if *of != 0 && *of != n {
 		return fmt.Errorf("sweep: --of = %d is outside the allowed range [%d, %d]: spec %s has %d shards (dprl sweep plan %s)", *of, n, n, p.Spec.Name, n, pos[0])
 	}
-	i := *shard
-	if i < 0 {
+	i := shard.v
+	if shard.set {
+		if i < 0 || i >= n {
+			return fmt.Errorf("sweep: --shard = %d is outside the allowed range [0, %d]: spec %s has %d shards", i, n-1, p.Spec.Name, n)
+		}
+	} else {
 		var source, warning string
 		i, source, warning, err = sweep.ShardFromEnv(os.Getenv, n)
 		if err != nil {
@@ -203,7 +270,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := p.RunShard(i, sweep.RunOptions{Dir: dir, Workers: *workers, Log: stderr, Force: *force})
+	ctx, release := stopOnSignal(stderr)
+	defer release()
+	res, err := p.RunShard(i, sweep.RunOptions{Dir: dir, Workers: *workers, Log: stderr, Force: *force, Context: ctx})
 	if err != nil {
 		return err
 	}
@@ -230,30 +299,82 @@ func cmdAll(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return p.RunAll(stdout, sweep.RunOptions{Workers: *workers, Log: stderr})
 	}
-	tmp := *out + ".tmp"
-	f, err := os.Create(tmp)
+	// A hidden temporary file beside the output, renamed when complete: a killed run leaves no half table
+	// under the output's name (and status reports the temporary file when it is in a results directory).
+	f, err := os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".tmp-*")
 	if err != nil {
 		return err
 	}
+	defer os.Remove(f.Name()) // a no-op after the rename
 	if err := p.RunAll(f, sweep.RunOptions{Workers: *workers, Log: stderr}); err != nil {
 		f.Close()
-		os.Remove(tmp)
 		return err
 	}
 	if err := f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, *out)
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), *out)
+}
+
+func cmdLocal(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("local", stderr)
+	out := fs.String("out", "", "results directory (default build/sweeps/<name> in the repository)")
+	workers := fs.Int("workers", 0, "tasks run at once (default GOMAXPROCS)")
+	pos, err := parse(fs, args, 1, "one spec file")
+	if err != nil {
+		return err
+	}
+	p, err := sweep.LoadPlan(pos[0])
+	if err != nil {
+		return err
+	}
+	dir, err := outDir(*out, p)
+	if err != nil {
+		return err
+	}
+	ctx, release := stopOnSignal(stderr)
+	defer release()
+	m, err := p.RunLocal(sweep.RunOptions{Dir: dir, Workers: *workers, Log: stderr, Context: ctx})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "merged %d shards of %s: %d rows, sha256 %s, in %s\n", m.Shards, m.Spec, m.Rows, m.SHA256, filepath.Join(dir, m.File))
+	return nil
 }
 
 func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("merge", stderr)
 	out := fs.String("o", "", "write the merged table here (default DIR/merged.csv)")
+	wait := fs.Bool("wait", false, "wait until every shard is done, then merge (a Kubernetes merge Job does this)")
+	timeout := fs.Duration("timeout", 0, "with --wait: give up after this long (0: never)")
+	poll := fs.Duration("poll", 30*time.Second, "with --wait: look at the directory this often")
+	giveUp := fs.Int("give-up-after", 0, "with --wait: give up when a shard has failed this many times (0: never)")
 	pos, err := parse(fs, args, 1, "one results directory")
 	if err != nil {
 		return err
 	}
-	m, err := sweep.Merge(pos[0], *out)
+	var m *sweep.Manifest
+	if *wait {
+		ctx := context.Background()
+		if *timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, *timeout)
+			defer cancel()
+		}
+		m, err = sweep.WaitMerge(ctx, pos[0], *out, sweep.WaitOptions{Poll: *poll, GiveUpAfter: *giveUp, Log: stderr})
+	} else {
+		var st *sweep.Status
+		if st, err = sweep.ReadStatus(pos[0]); err != nil {
+			return err
+		}
+		for _, f := range st.Ignored {
+			fmt.Fprintf(stderr, "ignored: %s\n", f)
+		}
+		m, err = st.Merge(*out)
+	}
 	if err != nil {
 		return err
 	}
@@ -265,8 +386,19 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// engineFlags are the options that say which engine status and cancel ask.
+func engineFlags(fs *flag.FlagSet) *sweep.EngineOptions {
+	var opt sweep.EngineOptions
+	fs.StringVar(&opt.Engine, "engine", "auto", "auto (Slurm when DIR records Slurm submissions), slurm, kubernetes or none")
+	fs.StringVar(&opt.Namespace, "namespace", "", "Kubernetes namespace (default: the kubectl context's)")
+	fs.StringVar(&opt.Job, "job", "", "Kubernetes Indexed Job name (default dprl-sweep-<name>)")
+	return &opt
+}
+
 func cmdStatus(args []string, stdout, stderr io.Writer) error {
-	pos, err := parse(newFlags("status", stderr), args, 1, "one results directory")
+	fs := newFlags("status", stderr)
+	opt := engineFlags(fs)
+	pos, err := parse(fs, args, 1, "one results directory")
 	if err != nil {
 		return err
 	}
@@ -274,11 +406,50 @@ func cmdStatus(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := st.AskEngine(context.Background(), *opt); err != nil {
+		return err
+	}
 	if err := st.Write(stdout); err != nil {
 		return err
 	}
 	if !st.Complete() {
 		return errIncomplete{}
+	}
+	return nil
+}
+
+func cmdCancel(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("cancel", stderr)
+	opt := engineFlags(fs)
+	pos, err := parse(fs, args, 1, "one results directory")
+	if err != nil {
+		return err
+	}
+	msg, err := sweep.Cancel(context.Background(), pos[0], *opt)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, msg)
+	return nil
+}
+
+func cmdResubmit(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("resubmit", stderr)
+	dry := fs.Bool("dry-run", false, "say which shards would be submitted, submit nothing")
+	pos, err := parse(fs, args, 1, "one results directory")
+	if err != nil {
+		return err
+	}
+	shards, err := sweep.Resubmit(context.Background(), pos[0], sweep.ResubmitOptions{DryRun: *dry, Log: stdout})
+	switch {
+	case err != nil:
+		return err
+	case len(shards) == 0:
+		fmt.Fprintf(stdout, "nothing to resubmit: every shard of %s is done, pending or running (dprl sweep status %s)\n", pos[0], pos[0])
+	case *dry:
+		fmt.Fprintf(stdout, "would submit shards %s: bash %s %s\n", sweep.IndexList(shards), filepath.Join(pos[0], sweep.SlurmScript), sweep.IndexList(shards))
+	default:
+		fmt.Fprintf(stdout, "resubmitted shards %s\n", sweep.IndexList(shards))
 	}
 	return nil
 }
@@ -299,8 +470,12 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&opt.Time, "time", "", "--time per shard, e.g. 02:00:00")
 	fs.StringVar(&opt.Mem, "mem", "", "--mem per shard, e.g. 4G")
 	fs.StringVar(&opt.Partition, "partition", "", "--partition")
+	fs.StringVar(&opt.Account, "account", "", "--account")
+	fs.StringVar(&opt.QOS, "qos", "", "--qos")
+	fs.IntVar(&opt.Retries, "retries", 0, "run a failed shard again up to this many times in its job")
+	fs.IntVar(&opt.Grace, "grace", 120, "seconds before the time limit at which Slurm sends SIGTERM (the shard checkpoints and requeues itself; 0: none)")
 	var extra multiFlag
-	fs.Var(&extra, "sbatch", "a further #SBATCH option, e.g. --account=abc (repeatable)")
+	fs.Var(&extra, "sbatch", "a further sbatch option for every job, e.g. --constraint=avx2 (repeatable)")
 	pos, err := parse(fs, args, 1, "one spec file")
 	if err != nil {
 		return err
@@ -331,10 +506,13 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeOut(*script, filepath.Join(dir, "sweep.sbatch"), text, 0o755, stdout, stderr, "bash %[1]s (or sbatch %[1]s)")
+	return writeOut(*script, filepath.Join(dir, sweep.SlurmScript), text, 0o755, stdout, func(path string) string {
+		return "bash " + sweep.ShellQuote(path) + " (submits every shard and a merge job)"
+	})
 }
 
-func writeOut(path, def, text string, mode os.FileMode, stdout, stderr io.Writer, next string) error {
+// writeOut writes text to path (def when empty, standard output for "-") and says what to do next.
+func writeOut(path, def, text string, mode os.FileMode, stdout io.Writer, next func(path string) string) error {
 	if path == "-" {
 		_, err := io.WriteString(stdout, text)
 		return err
@@ -345,7 +523,7 @@ func writeOut(path, def, text string, mode os.FileMode, stdout, stderr io.Writer
 	if err := os.WriteFile(path, []byte(text), mode); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s; next: "+next+"\n", path)
+	fmt.Fprintf(stdout, "wrote %s; next: %s\n", path, next(path))
 	return nil
 }
 
@@ -353,14 +531,16 @@ func cmdK8s(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("k8s", stderr)
 	file := fs.String("o", "", "write the manifest here (default <name>.k8s.yaml; - for standard output)")
 	var opt sweep.KubernetesOptions
-	fs.StringVar(&opt.Image, "image", "", "container image with dprl on PATH (required)")
+	fs.StringVar(&opt.Image, "image", sweep.DefaultImage, "container image whose entrypoint is dprl (docker/cmd.Dockerfile builds dprl-cmd)")
 	fs.StringVar(&opt.Claim, "claim", "", "PersistentVolumeClaim for the results (required; ReadWriteMany for parallel pods)")
 	fs.StringVar(&opt.Namespace, "namespace", "", "namespace (default: the kubectl context's)")
 	fs.StringVar(&opt.MountPath, "mount", "/results", "where the claim is mounted; results go to <mount>/<name>")
 	fs.IntVar(&opt.Parallelism, "parallelism", 0, "pods at once (0: one per shard)")
 	fs.StringVar(&opt.CPU, "cpu", "1", "CPU request and limit per pod")
 	fs.StringVar(&opt.Memory, "memory", "2Gi", "memory request and limit per pod")
-	fs.IntVar(&opt.Retries, "retries", 2, "retries per shard (backoffLimitPerIndex)")
+	fs.IntVar(&opt.Retries, "retries", 2, "retries per shard (backoffLimitPerIndex); the merge Job gives up after that many failures plus one")
+	fs.IntVar(&opt.Grace, "grace", 120, "terminationGracePeriodSeconds: time a stopped shard has to checkpoint")
+	fs.DurationVar(&opt.MergeTimeout, "merge-timeout", 7*24*time.Hour, "how long the merge Job waits for the shards")
 	pos, err := parse(fs, args, 1, "one spec file")
 	if err != nil {
 		return err
@@ -373,5 +553,7 @@ func cmdK8s(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeOut(*file, p.Spec.Name+".k8s.yaml", text, 0o644, stdout, stderr, "kubectl apply -f %s")
+	return writeOut(*file, p.Spec.Name+".k8s.yaml", text, 0o644, stdout, func(path string) string {
+		return "kubectl apply -f " + sweep.ShellQuote(path) + " (the Indexed Job and the merge Job)"
+	})
 }
