@@ -858,6 +858,9 @@ func table(t *testing.T) []row {
 		row{"accounting.XieTable/N=0", "N", "0", func() error { return rel(accounting.XieTable([]accounting.XieRow{{N: 0, T: 10, Eps: 1}})) }},
 		row{"accounting.WangHegdeTable/Epsilon=0", "Epsilon", "0", func() error { return rel(accounting.WangHegdeTable([]fnq.Calibration{cal(0, 1e-4)})) }},
 	)
+
+	// ---- sweep: specs, shards and the engines' jobs (sweep_test.go)
+	add(sweepRows(t)...)
 	return rows
 }
 

@@ -117,10 +117,13 @@ func ReadStatus(dir string) (*Status, error) {
 		case filepath.Ext(n) == ".json":
 			man, err := readManifest(filepath.Join(dir, n))
 			switch {
-			case err != nil && m != nil:
+			case (err != nil || man.Kind == "") && m != nil:
+				if err == nil {
+					err = fmt.Errorf("%s: not a sweep manifest (no kind)", n)
+				}
 				st.Corrupt[idx] = err.Error()
 				continue
-			case err != nil:
+			case err != nil || man.Kind == "":
 				st.Ignored = append(st.Ignored, n+" (not a sweep manifest)")
 				continue
 			case man.Kind != "shard":

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -85,19 +86,20 @@ func TestKillAndResume(t *testing.T) {
 		t.Fatal("a killed shard has a manifest")
 	}
 	code, _, errs := inProcess("sweep", "merge", dir)
-	if code != 1 || !strings.Contains(errs, "missing 2 of 3 shards: 1–2") {
+	if code != 1 || !strings.Contains(errs, "missing 2 of 3 shards: 1-2") || !strings.Contains(errs, "incomplete: shard 1: shard-00001.ckpt holds 1 finished tasks") {
 		t.Fatalf("merge after the kill: %d %s", code, errs)
 	}
 
-	// SIGKILL halfway through writing the CSV's temporary file, then after the CSV but before its manifest.
-	for _, at := range []string{"mid-write", "after-csv"} {
+	// SIGKILL halfway through a task's checkpoint record, halfway through writing the CSV's temporary file,
+	// then after the CSV but before its manifest.
+	for _, at := range []string{"mid-checkpoint", "mid-write", "after-csv"} {
 		c = cli(t, []string{sweep.CrashEnv + "=" + at}, "sweep", "run", spec, "--shard", "1", "--out", dir)
 		err = c.Run()
 		if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 			t.Fatalf("%s: not killed: %v", at, err)
 		}
 		code, _, errs = inProcess("sweep", "merge", dir)
-		if code != 1 || !strings.Contains(errs, "missing 2 of 3 shards: 1–2") || !strings.Contains(errs, "incomplete: shard 1: ") {
+		if code != 1 || !strings.Contains(errs, "missing 2 of 3 shards: 1-2") || !strings.Contains(errs, "incomplete: shard 1: ") {
 			t.Fatalf("merge after a kill %s: %d %s", at, code, errs)
 		}
 		code, out, _ := inProcess("sweep", "status", dir)
@@ -109,11 +111,14 @@ func TestKillAndResume(t *testing.T) {
 		}
 	}
 
-	// Rerun the whole "array": shard 0 is skipped, 1 and 2 run.
+	// Rerun the whole "array": shard 0 is skipped, 1 resumes after its checkpointed tasks, 2 runs.
 	for i, want := range []string{"skipped (already complete)", "done", "done"} {
 		code, out, errs := inProcess("sweep", "run", spec, "--shard", string(rune('0'+i)), "--out", dir)
 		if code != 0 || !strings.Contains(out, want) {
 			t.Fatalf("rerun of shard %d: %d %q %s", i, code, out, errs)
+		}
+		if i == 1 && !strings.Contains(errs, "tasks are in the checkpoint") {
+			t.Errorf("shard 1 did not resume from its checkpoint:\n%s", errs)
 		}
 	}
 	if code, out, errs := inProcess("sweep", "merge", dir); code != 0 || !strings.Contains(out, "merged 3 shards of slow: 240 rows") {
@@ -176,12 +181,22 @@ func TestPlanAndGenerators(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "spec.json")); err != nil {
 		t.Error("slurm did not put the spec into the results directory")
 	}
-	if code, _, errs := inProcess("sweep", "k8s", spec, "-o", "-"); code != 1 || !strings.Contains(errs, "Image is missing") {
-		t.Errorf("k8s without image: %d %s", code, errs)
+	if code, _, errs := inProcess("sweep", "k8s", spec, "-o", "-"); code != 1 || !strings.Contains(errs, "Claim is missing") {
+		t.Errorf("k8s without claim: %d %s", code, errs)
 	}
-	code, out, _ = inProcess("sweep", "k8s", spec, "--image", "dprl:1", "--claim", "results", "-o", "-")
-	if code != 0 || !strings.Contains(out, "completionMode: \"Indexed\"") || !strings.Contains(out, "completions: 3") {
+	code, out, _ = inProcess("sweep", "k8s", spec, "--claim", "results", "-o", "-")
+	if code != 0 || !strings.Contains(out, "completionMode: \"Indexed\"") || !strings.Contains(out, "completions: 3") ||
+		!strings.Contains(out, `image: "`+sweep.DefaultImage+`"`) || !strings.Contains(out, "name: \"dprl-sweep-merge-slow\"") {
 		t.Errorf("k8s: %d\n%s", code, out)
+	}
+	manifest := filepath.Join(t.TempDir(), "my manifest.yaml")
+	code, out, _ = inProcess("sweep", "k8s", spec, "--claim", "results", "-o", manifest)
+	if code != 0 || out != "wrote "+manifest+"; next: kubectl apply -f '"+manifest+"' (the Indexed Job and the merge Job)\n" {
+		t.Errorf("k8s -o: %d %q", code, out)
+	}
+	code, out, _ = inProcess("sweep", "slurm", spec, "--out", dir)
+	if code != 0 || !strings.Contains(out, "next: bash "+filepath.Join(dir, "sweep.sbatch")+" (submits every shard and a merge job)") || strings.Contains(out, "%!") {
+		t.Errorf("slurm: %d %q", code, out)
 	}
 	if code, _, errs := inProcess("sweep", "plan"); code != 2 || !strings.Contains(errs, "want one spec file") {
 		t.Errorf("plan without spec: %d %s", code, errs)
@@ -213,5 +228,85 @@ func TestCheckedInSpecsPlan(t *testing.T) {
 		if name := strings.TrimSuffix(filepath.Base(s), ".json"); p.Spec.Name != name {
 			t.Errorf("%s: name %q, want the file's %q", s, p.Spec.Name, name)
 		}
+	}
+}
+
+// TestSIGTERMStopsAndResumes: SIGTERM (Slurm's warning before a time limit, a preemption) lets the running
+// task finish, checkpoints it and exits with status 75; the rerun resumes after the checkpointed tasks and
+// the merge equals the single-process table.
+func TestSIGTERMStopsAndResumes(t *testing.T) {
+	spec := writeSpec(t, slowSpec)
+	dir := filepath.Join(t.TempDir(), "results")
+	c := cli(t, nil, "sweep", "run", spec, "--shard", "2", "--out", dir, "--workers", "1")
+	stderr, _ := c.StderrPipe()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var log strings.Builder
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "1/4 tasks done") {
+			c.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	err := c.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != sweep.ExitStopped {
+		t.Fatalf("exit %v, want status %d\n%s", err, sweep.ExitStopped, log.String())
+	}
+	m := regexp.MustCompile(`([1-3]) of 4 tasks done, stopped early`).FindStringSubmatch(log.String())
+	if m == nil || !strings.Contains(log.String(), "finishing the running tasks and checkpointing them") {
+		t.Fatalf("log:\n%s", log.String())
+	}
+	k := m[1] // the tasks finished: the one running at the signal finished too
+	code, out, _ := inProcess("sweep", "status", dir)
+	if code != 1 || !strings.Contains(out, "partial: shard 2: shard-00002.ckpt holds "+k+" finished tasks") || strings.Contains(out, "failure") {
+		t.Errorf("status: %d\n%s", code, out)
+	}
+	code, out, errs := inProcess("sweep", "local", spec, "--out", dir)
+	if code != 0 || !strings.Contains(out, "merged 3 shards of slow: 240 rows") || !strings.Contains(errs, "attempt 2 resumes: "+k+" of 4 tasks are in the checkpoint") {
+		t.Fatalf("local: %d %s\n%s", code, out, errs)
+	}
+	one := filepath.Join(t.TempDir(), "one.csv")
+	if code, _, errs := inProcess("sweep", "all", spec, "-o", one); code != 0 {
+		t.Fatal(errs)
+	}
+	a, _ := os.ReadFile(one)
+	b, _ := os.ReadFile(filepath.Join(dir, sweep.MergedFile))
+	if !bytes.Equal(a, b) || len(a) == 0 {
+		t.Error("the merged table differs from the single-process one")
+	}
+}
+
+// TestBadShardAndForeignFiles: --shard outside the spec's shards (negative too) is an error, not the array
+// task's shard; merge names the files it does not own and merges around them.
+func TestBadShardAndForeignFiles(t *testing.T) {
+	spec := writeSpec(t, strings.Replace(slowSpec, `"delay": 0.3`, `"delay": 0`, 1))
+	dir := t.TempDir()
+	for _, bad := range []string{"-1", "3", "-99999999999999999999", "x"} {
+		c := cli(t, []string{"SLURM_ARRAY_TASK_ID=1"}, "sweep", "run", spec, "--shard", bad, "--out", dir)
+		out, err := c.CombinedOutput()
+		if err == nil || strings.Contains(string(out), "done") || !strings.Contains(string(out), "shard") {
+			t.Errorf("--shard %s: %v %s", bad, err, out)
+		}
+	}
+	if _, out, errs := inProcess("sweep", "run", spec, "--shard", "-1", "--out", dir); !strings.Contains(errs, "--shard = -1 is outside the allowed range [0, 2]") {
+		t.Errorf("--shard -1: %s %s", out, errs)
+	}
+	if code, _, errs := inProcess("sweep", "local", spec, "--out", dir); code != 0 {
+		t.Fatal(errs)
+	}
+	os.WriteFile(filepath.Join(dir, "notes.json"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(dir, "plot.csv"), []byte("x\n"), 0o644)
+	code, out, errs := inProcess("sweep", "merge", dir)
+	if code != 0 || !strings.Contains(errs, "ignored: notes.json (not a sweep manifest)") || !strings.Contains(errs, "ignored: plot.csv (not a sweep file)") || !strings.Contains(out, "merged 3 shards") {
+		t.Errorf("merge beside foreign files: %d %s %s", code, out, errs)
+	}
+	if code, _, errs := inProcess("sweep", "resubmit", dir); code != 1 || !strings.Contains(errs, "has no sweep.sbatch: write it with dprl sweep slurm") {
+		t.Errorf("resubmit without a script: %d %s", code, errs)
+	}
+	if code, _, errs := inProcess("sweep", "cancel", dir); code != 1 || !strings.Contains(errs, "no engine to cancel") {
+		t.Errorf("cancel without an engine: %d %s", code, errs)
 	}
 }

@@ -103,6 +103,15 @@ func sharmaParams(p sweep.Params) (*sharmaTask, error) {
 	if t.batch, err = p.Int("batch", 128, 1, 1_000_000); err != nil {
 		return nil, err
 	}
+	// DP-SGD samples a batch of experts: no more than the job has (expertdp.TrainConfig checks the same at
+	// run time, in every task).
+	m := t.setup.Experts
+	if j.Experts > 0 {
+		m = j.Experts
+	}
+	if t.batch > m {
+		return nil, check.Errorf("params.batch", float64(t.batch), "[1, %d] (a batch samples the job's m = %d experts: params.experts, else params.experts_total)", m, m)
+	}
 	perExpert := map[string]int{"cartpole": 4, "acrobot": 4, "lunarlander": 1, "hiv": 1}[j.Env]
 	if t.setup.PerExpert, err = p.Int("per_expert", perExpert, 1, 100_000); err != nil {
 		return nil, err

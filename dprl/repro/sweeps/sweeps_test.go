@@ -291,6 +291,8 @@ func TestAdaptersRejectBadParams(t *testing.T) {
 		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "ours"}, `params.setting = "ours" is not allowed: want {"nonprivate", "ours:ε", "dpsgd:ε"}`},
 		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "dpsgd:-1"}, "params.setting ε = -1 is outside the allowed range (0, ∞)"},
 		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "nonprivate", "skip_duplicates": "yes"}, `params.skip_duplicates = "yes" is not allowed: want true or false`},
+		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "nonprivate", "experts": int64(100)}, "params.batch = 128 is outside the allowed range [1, 100] (a batch samples the job's m = 100 experts"},
+		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "dpsgd:5", "experts_total": int64(50), "batch": int64(64)}, "params.batch = 64 is outside the allowed range [1, 50]"},
 		{"balle2016/rmse", sweep.Params{}, "params.m is missing"},
 		{"balle2016/rmse", sweep.Params{"m": int64(5), "eps": 1.0}, `params key = "eps" is not allowed`},
 	} {
@@ -356,5 +358,20 @@ func TestReaders(t *testing.T) {
 	}
 	if c := xie2019.Curve(xr, xie2019.MethodGPOPE, 1, []float64{60}, func(r xie2019.Row) float64 { return float64(r.N) }); len(c) != 2 {
 		t.Errorf("Curve over the read rows: %v", c)
+	}
+}
+
+// TestPlanChecksEveryCell: plan refuses a spec one of whose grid cells an experiment would reject in every
+// task on the cluster, naming the cell; checks across parameters included (a Sharma batch larger than the
+// experts it samples from).
+func TestPlanChecksEveryCell(t *testing.T) {
+	s, err := sweep.ParseSpec([]byte(`{"name": "s", "experiment": "sharma/jobs", "params": {"env": "cartpole", "setting": "nonprivate", "batch": 256},
+		"grid": {"experts": [1000, 200, 3000]}, "seeds": {"first": 0, "count": 10}, "shard_size": 1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sweep.NewPlan(s)
+	if err == nil || !strings.Contains(err.Error(), "params.batch = 256 is outside the allowed range [1, 200]") || !strings.Contains(err.Error(), "(grid cell experts=200)") {
+		t.Errorf("plan: %v", err)
 	}
 }
