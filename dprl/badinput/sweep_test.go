@@ -58,7 +58,9 @@ func sweepRows(t *testing.T) []row {
 		}
 	}
 	slurm := func(o sweep.SlurmOptions) func() error { return func() error { return rel(plan.Slurm(o)) } }
-	k8s := func(o sweep.KubernetesOptions) func() error { return func() error { return rel(plan.KubernetesObjects(o)) } }
+	k8s := func(o sweep.KubernetesOptions) func() error {
+		return func() error { return rel(plan.KubernetesObjects(o)) }
+	}
 	return []row{
 		{"sweep.ParseSpec/grid of 1000⁷ cells (wraps int64)", "grid cells", "1e+21", spec(`[1]`, strings.Join(axes, ","), "1")},
 		{"sweep.ParseSpec/seeds.count=1e9+1", "seeds.count", "1.000000001e+09", spec(`{"first": 0, "count": 1000000001}`, "", "1")},
