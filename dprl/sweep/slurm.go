@@ -44,9 +44,10 @@ type SlurmOptions struct {
 	Extra     []string // further sbatch options, one per element in --name=value form, e.g. "--constraint=avx2"
 	// Retries is how many times a failed shard is run again inside its job before the job fails.
 	Retries int
-	// Grace is the number of seconds before the time limit at which Slurm sends SIGTERM to the job's batch
-	// shell (--signal=B:TERM@Grace, also sent on preemption by most sites); the shard then finishes its
-	// running tasks, checkpoints them and requeues itself. 0: no early signal.
+	// Grace is the number of seconds before the time limit at which Slurm warns the job's batch shell
+	// (--signal=B:USR1@Grace); the shard then finishes its running tasks, checkpoints them and the job
+	// requeues itself, to resume after them. 0: no warning. (A plain SIGTERM, from scancel or a preemption,
+	// also checkpoints the finished tasks, but does not requeue: the job was meant to end.)
 	Grace int
 }
 
@@ -124,10 +125,11 @@ func (opt *SlurmOptions) siteOptions() []string {
 //   - inside an allocation (SLURM_JOB_ID set, as under salloc), `bash SCRIPT [SHARDS]` runs the shards there
 //     with srun, as many at once as the allocation has tasks, then merges.
 //
-// Each shard runs `dprl sweep run --shard I` in the background of its batch shell, which forwards SIGTERM
-// to it: the shard checkpoints its finished tasks and exits with ExitStopped, and the script requeues the
-// job (scontrol requeue), so that it resumes when it starts again. A failing shard is run again up to
-// Retries times. Every submission is recorded in logs/slurm-jobs (status, cancel and resubmit read it);
+// Each shard runs `dprl sweep run --shard I` in the background of its batch shell, which passes SIGTERM on
+// to it: the shard finishes its running tasks, checkpoints them and exits with ExitStopped. When the signal
+// was Slurm's warning before the time limit (SIGUSR1, see Grace), the script then requeues the job
+// (scontrol requeue), which resumes after the checkpointed tasks when it starts again; after a plain
+// SIGTERM (scancel, a preemption) the job ends. A failing shard is run again up to Retries times. Every submission is recorded in logs/slurm-jobs (status, cancel and resubmit read it);
 // each shard logs to logs/shard-N.log, every attempt appended.
 func (p *Plan) Slurm(opt SlurmOptions) (string, error) {
 	if err := opt.check(); err != nil {
@@ -155,7 +157,7 @@ func (p *Plan) Slurm(opt SlurmOptions) (string, error) {
 		directives[1] += fmt.Sprintf("%%%d", opt.Parallel)
 	}
 	if opt.Grace > 0 {
-		directives = append(directives, fmt.Sprintf("--signal=B:TERM@%d", opt.Grace))
+		directives = append(directives, fmt.Sprintf("--signal=B:USR1@%d", opt.Grace))
 	}
 	site := opt.siteOptions()
 	for _, d := range append(directives, site...) {
@@ -250,12 +252,15 @@ submit() {
 	echo "submitted array jobs $(IFS=,; echo "${ids[*]}") ($count shards, at most $max per array) and merge job $merge"
 }
 
+# SIGTERM (scancel, a preemption) stops the shard, which checkpoints its finished tasks; SIGUSR1, Slurm's
+# warning before the time limit (--signal=B:USR1@GRACE), stops it too, and the job requeues itself.
 STOP=
 CHILD=
-trap 'STOP=1; [ -z "$CHILD" ] || kill -TERM "$CHILD" 2>/dev/null || true' TERM
+trap 'STOP=${STOP:-end}; [ -z "$CHILD" ] || kill -TERM "$CHILD" 2>/dev/null || true' TERM
+trap 'STOP=requeue; [ -z "$CHILD" ] || kill -TERM "$CHILD" 2>/dev/null || true' USR1
 
-# run_shard SHARD: dprl sweep run, retried up to RETRIES times; stopped by SIGTERM (exit @STOPPED@, its tasks
-# checkpointed), an array task requeues itself.
+# run_shard SHARD: dprl sweep run, retried up to RETRIES times; when stopped (exit @STOPPED@, its finished
+# tasks checkpointed) by Slurm's warning, an array task requeues itself.
 run_shard() {
 	local shard=$1 try rc
 	mkdir -p "$OUT/logs"
@@ -264,6 +269,7 @@ run_shard() {
 		echo "== $(date -u +%Y-%m-%dT%H:%M:%SZ) shard $shard on $(hostname): job ${SLURM_JOB_ID:-none}${SLURM_ARRAY_JOB_ID:+ (array task ${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}, restart ${SLURM_RESTART_COUNT:-0})}, try $try of $((RETRIES + 1))"
 		"$DPRL" sweep run "$SPEC" --out "$OUT" --shard "$shard" --workers "${SLURM_CPUS_PER_TASK:-$CPUS}" &
 		CHILD=$!
+		echo "shard $shard: dprl is process $CHILD"
 		rc=0
 		wait "$CHILD" || rc=$?
 		while kill -0 "$CHILD" 2>/dev/null; do # a signal interrupted wait: the shard is still finishing
@@ -276,11 +282,14 @@ run_shard() {
 		fi
 		if ((rc == @STOPPED@)) || [ -n "$STOP" ]; then
 			echo "shard $shard stopped (exit $rc) with its finished tasks checkpointed"
-			if [ -n "${SLURM_ARRAY_TASK_ID:-}" ] && timeout 60 scontrol requeue "$SLURM_JOB_ID"; then
-				echo "requeued job $SLURM_JOB_ID: the shard resumes from its checkpoint when it starts again"
-				sleep 60 & # Slurm ends this job now
-				wait $! || true
-				exit 0
+			if [ "$STOP" = requeue ] && [ -n "${SLURM_ARRAY_TASK_ID:-}" ]; then
+				echo "requeueing job $SLURM_JOB_ID: the shard resumes from its checkpoint when it starts again"
+				if timeout 60 scontrol requeue "$SLURM_JOB_ID"; then
+					sleep 60 & # Slurm ends this job now
+					wait $! || true
+					exit 0
+				fi
+				echo "scontrol requeue $SLURM_JOB_ID: exit status $?"
 			fi
 			return "$rc"
 		fi
@@ -540,7 +549,15 @@ func activeJobs(rows []slurmRow, jobs *slurmJobs) (arrays, merges []string) {
 			arrays = append(arrays, r.arrayID)
 		}
 	}
+	slices.SortFunc(arrays, cmpJobID)
+	slices.SortFunc(merges, cmpJobID)
 	return arrays, merges
+}
+
+func cmpJobID(a, b string) int {
+	x, _ := strconv.Atoi(a)
+	y, _ := strconv.Atoi(b)
+	return x - y
 }
 
 func cancelSlurm(ctx context.Context, st *Status) (string, error) {

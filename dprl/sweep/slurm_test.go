@@ -78,7 +78,7 @@ func TestSlurmScript(t *testing.T) {
 	}
 	for _, want := range []string{"#SBATCH --array=0-3%3\n", "#SBATCH --cpus-per-task=2\n", "#SBATCH --time=01:00:00\n", "#SBATCH --mem=4G\n",
 		"#SBATCH --partition=short\n", "#SBATCH --account=acme\n", "#SBATCH --qos=high\n", "#SBATCH --comment=\"two words\"\n", "#SBATCH --constraint=avx2\n",
-		"#SBATCH --signal=B:TERM@90\n", "#SBATCH --requeue\n",
+		"#SBATCH --signal=B:USR1@90\n", "#SBATCH --requeue\n",
 		"#SBATCH --output=\"/scratch/my results/50%%/logs/slurm-%A_%a.out\"\n", // quoted for sbatch's parser, % escaped for Slurm's patterns
 		`DPRL=${DPRL:-'/opt/dprl bin/it'\''s dprl'}`, "SPEC='/scratch/my results/50%/spec.json'", "OUT='/scratch/my results/50%'", "RETRIES=2\n",
 		"SITE=(--time=01:00:00 --mem=4G --partition=short --account=acme --qos=high '--comment=two words' --constraint=avx2)\n"} {
@@ -198,7 +198,8 @@ func arrayTask(script string, env ...string) *exec.Cmd {
 }
 
 // TestSlurmArrayTask: an array task runs shard offset + index; a failing shard is retried up to --retries
-// times in its job; SIGTERM reaches the shard, which checkpoints and stops, and the task requeues itself.
+// times in its job; SIGUSR1 (the time-limit warning) and SIGTERM reach the shard, which checkpoints and
+// stops, and after the warning the task requeues itself.
 func TestSlurmArrayTask(t *testing.T) {
 	p := withShardSize(t, demoSpec, 2)
 	calls := fakeCommands(t, map[string]string{
@@ -239,38 +240,50 @@ func TestSlurmArrayTask(t *testing.T) {
 		t.Errorf("a shard failing every try: %v, runs:\n%s", err, readFile(t, log))
 	}
 
-	// SIGTERM to the batch shell (scancel --batch, or --signal=B:TERM before the time limit): the shard is
-	// told, stops with status 75, and the task requeues itself.
-	os.Remove(log)
-	os.Remove(calls)
-	c := arrayTask(script, "FAKE_LOG="+log, "FAKE_MODE=term")
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 200 && !fileExists(log+".ready"); i++ {
-		time.Sleep(50 * time.Millisecond)
-	}
-	c.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- c.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("the stopped task: %v", err)
+	// Slurm's warning before the time limit (SIGUSR1 to the batch shell, --signal=B:USR1@grace): the shard is
+	// told (SIGTERM), stops with status 75, and the task requeues itself. A plain SIGTERM (scancel, a
+	// preemption) stops the shard alike, but the job ends.
+	for _, c := range []struct {
+		sig     syscall.Signal
+		exit    int
+		requeue bool
+	}{{syscall.SIGUSR1, 0, true}, {syscall.SIGTERM, ExitStopped, false}} {
+		os.Remove(log)
+		os.Remove(calls)
+		os.Remove(log + ".ready")
+		cmd := arrayTask(script, "FAKE_LOG="+log, "FAKE_MODE=term")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(20 * time.Second):
-		syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
-		t.Fatal("the task did not end after its requeue")
-	}
-	if !strings.Contains(readFile(t, log), "dprl got TERM") {
-		t.Errorf("SIGTERM did not reach the shard: %s", readFile(t, log))
-	}
-	if !strings.Contains(readFile(t, calls), "scontrol requeue 109") {
-		t.Errorf("no requeue: %s", readFile(t, calls))
+		for i := 0; i < 200 && !fileExists(log+".ready"); i++ {
+			time.Sleep(50 * time.Millisecond)
+		}
+		cmd.Process.Signal(c.sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			if code != c.exit {
+				t.Errorf("%v: the stopped task: %v, want exit status %d", c.sig, err, c.exit)
+			}
+		case <-time.After(20 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			t.Fatalf("%v: the task did not end", c.sig)
+		}
+		if !strings.Contains(readFile(t, log), "dprl got TERM") {
+			t.Errorf("%v did not reach the shard: %s", c.sig, readFile(t, log))
+		}
+		if got := strings.Contains(readFile(t, calls), "scontrol requeue 109"); got != c.requeue {
+			t.Errorf("%v: requeued %v, want %v: %s", c.sig, got, c.requeue, readFile(t, calls))
+		}
 	}
 	shardLog = readFile(t, filepath.Join(dir, "logs", "shard-4.log"))
-	if !strings.Contains(shardLog, "shard 4 stopped (exit 75) with its finished tasks checkpointed") || !strings.Contains(shardLog, "requeued job 109") {
+	if !strings.Contains(shardLog, "shard 4 stopped (exit 75) with its finished tasks checkpointed") || !strings.Contains(shardLog, "requeueing job 109") {
 		t.Errorf("shard log:\n%s", shardLog)
 	}
 }
