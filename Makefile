@@ -49,7 +49,7 @@ bench: crosscheck-venv
 
 ## fuzz: run every fuzz target for FUZZTIME (seed corpora under each package's testdata/fuzz)
 FUZZTIME ?= 15s
-FUZZ_TARGETS := ./trajectory:FuzzReadCSV ./trajectory:FuzzReadJSON ./mechanisms:FuzzPLDParams ./mechanisms:FuzzRDPParams
+FUZZ_TARGETS := ./trajectory:FuzzReadCSV ./trajectory:FuzzReadJSON ./mechanisms:FuzzPLDParams ./mechanisms:FuzzRDPParams ./dprl/sweep:FuzzParseSpec
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t##*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s || exit 1; \
@@ -95,9 +95,11 @@ audit:
 dprl:
 	$(GO) build -buildvcs=true -o build/bin/dprl ./dprl/cmd/dprl
 
-## test-slurm: a one-node Slurm (installs slurm-wlm and munge when missing) runs a small grid as a job array
-## with the generated script, kills a shard with SIGKILL and resumes; the merged tables must equal the
-## single-process runs byte for byte (sweeps/test-slurm.sh)
+## test-slurm: a one-node Slurm of its own (installs slurm-wlm and munge when missing; a fresh state directory,
+## a free port, MaxArraySize 3) runs the generated script: paths with spaces and quotes, site options read
+## back, split arrays, a SIGKILLed shard and a time-limit requeue that resume from their checkpoints,
+## resubmit, retries, cancel, salloc, and a second run beside it; every merged table must equal the
+## single-process run byte for byte (sweeps/test-slurm.sh)
 test-slurm:
 	sweeps/test-slurm.sh
 
@@ -106,19 +108,17 @@ SPEC ?= sweeps/specs/xie2019-fig1a.json
 sweep-plan: dprl
 	build/bin/dprl sweep plan $(SPEC)
 
-## sweep-local SPEC=...: run every shard of SPEC here, one after another (resumable), and merge into
-## build/sweeps/<name>/merged.csv, where the notebooks look for it
+## sweep-local SPEC=...: run every shard of SPEC here, one after another (resumable: a stopped shard resumes
+## from its checkpoint), and merge into build/sweeps/<name>/merged.csv, where the notebooks look for it
 sweep-local: dprl
-	n=$$(build/bin/dprl sweep plan $(SPEC) | sed -n 's/.* → \([0-9]*\) shards$$/\1/p'); \
-	for i in $$(seq 0 $$((n - 1))); do build/bin/dprl sweep run $(SPEC) --shard $$i || exit 1; done; \
-	build/bin/dprl sweep merge build/sweeps/$$(basename $(SPEC) .json)
+	build/bin/dprl sweep local $(SPEC)
 
-## sweep-slurm SPEC=...: write build/sweeps/<name>/sweep.sbatch and submit it (array + merge job)
+## sweep-slurm SPEC=...: write build/sweeps/<name>/sweep.sbatch and submit it (arrays + merge job)
 sweep-slurm: dprl
-	build/bin/dprl sweep slurm $(SPEC) --dprl $(CURDIR)/build/bin/dprl
-	bash build/sweeps/$$(basename $(SPEC) .json)/sweep.sbatch
+	build/bin/dprl sweep slurm $(SPEC) --dprl $(CURDIR)/build/bin/dprl --submit
 
-## slurm-up / slurm-down: the one-node Slurm of sweeps/slurm-local.sh (then export SLURM_CONF as printed)
+## slurm-up / slurm-down: the one-node Slurm of sweeps/slurm-local.sh; slurm-up prints the exports to paste
+## (DPRL_SLURM_STATE and SLURM_CONF), which slurm-down then reads
 slurm-up:
 	sweeps/slurm-local.sh up
 slurm-down:

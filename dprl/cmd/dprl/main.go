@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -54,7 +55,7 @@ const usage = `usage:
   dprl sweep local SPEC [--out DIR] [--workers K]
   dprl sweep merge DIR [-o FILE] [--wait [--timeout D] [--poll D] [--give-up-after N]]
   dprl sweep status DIR [--engine auto|slurm|kubernetes|none] [--namespace NS] [--job NAME]
-  dprl sweep slurm SPEC [--out DIR] [-o SCRIPT] [--dprl PATH] [--cpus N] [--parallel N] [--time T] [--mem M] [--partition P] [--account A] [--qos Q] [--sbatch OPTION]... [--retries N] [--grace S]
+  dprl sweep slurm SPEC [--submit] [--out DIR] [-o SCRIPT] [--dprl PATH] [--cpus N] [--parallel N] [--time T] [--mem M] [--partition P] [--account A] [--qos Q] [--sbatch OPTION]... [--retries N] [--grace S]
   dprl sweep resubmit DIR [--dry-run]
   dprl sweep cancel DIR [--engine auto|slurm|kubernetes] [--namespace NS] [--job NAME]
   dprl sweep k8s SPEC --claim PVC [--image IMAGE] [-o FILE] [--namespace NS] [--parallelism N] [--cpu C] [--memory M] [--retries N] [--grace S] [--mount PATH] [--merge-timeout D]
@@ -476,6 +477,7 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&opt.Grace, "grace", 120, "seconds before the time limit at which Slurm sends SIGTERM (the shard checkpoints and requeues itself; 0: none)")
 	var extra multiFlag
 	fs.Var(&extra, "sbatch", "a further sbatch option for every job, e.g. --constraint=avx2 (repeatable)")
+	submit := fs.Bool("submit", false, "submit the script right away (bash SCRIPT)")
 	pos, err := parse(fs, args, 1, "one spec file")
 	if err != nil {
 		return err
@@ -506,9 +508,21 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return writeOut(*script, filepath.Join(dir, sweep.SlurmScript), text, 0o755, stdout, func(path string) string {
+	path := *script
+	if path == "" {
+		path = filepath.Join(dir, sweep.SlurmScript)
+	}
+	if *submit && path == "-" {
+		return usageError("--submit needs the script in a file, not -o -")
+	}
+	if err := writeOut(path, "", text, 0o755, stdout, func(path string) string {
 		return "bash " + sweep.ShellQuote(path) + " (submits every shard and a merge job)"
-	})
+	}); err != nil || !*submit {
+		return err
+	}
+	c := exec.Command("bash", path)
+	c.Stdout, c.Stderr = stdout, stderr
+	return c.Run()
 }
 
 // writeOut writes text to path (def when empty, standard output for "-") and says what to do next.
