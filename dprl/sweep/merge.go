@@ -452,7 +452,7 @@ func (s *Status) Merge(out string) (*Manifest, error) {
 		out = filepath.Join(dir, MergedFile)
 	}
 	outDir, outName := filepath.Dir(out), filepath.Base(out)
-	if err := writeAtomic(outDir, outName, merged.Bytes()); err != nil {
+	if err := WriteAtomic(outDir, outName, merged.Bytes()); err != nil {
 		return nil, err
 	}
 	p := &Plan{Spec: s.Spec, Hash: s.Hash}
@@ -462,7 +462,7 @@ func (s *Status) Merge(out string) (*Manifest, error) {
 	}
 	b, _ := json.MarshalIndent(m, "", "  ")
 	if outDir == filepath.Clean(dir) {
-		if err := writeAtomic(dir, MergedManifest, append(b, '\n')); err != nil {
+		if err := WriteAtomic(dir, MergedManifest, append(b, '\n')); err != nil {
 			return nil, err
 		}
 	}

@@ -321,7 +321,7 @@ func (p *Plan) RunShard(i int, opt RunOptions) (*ShardResult, error) {
 	if err != nil {
 		host, _ := os.Hostname()
 		f, _ := json.MarshalIndent(Failure{Shard: i, Error: err.Error(), Host: host, Time: time.Now().UTC().Format(time.RFC3339), Failures: prev.Failures + 1}, "", "  ")
-		if werr := writeAtomic(opt.Dir, name+".failed", append(f, '\n')); werr != nil {
+		if werr := WriteAtomic(opt.Dir, name+".failed", append(f, '\n')); werr != nil {
 			log.printf("%s: could not record the failure: %v", label, werr)
 		}
 		log.printf("%s: FAILED (failure %d): %v", label, prev.Failures+1, err)
@@ -363,14 +363,14 @@ func (p *Plan) runShard(i, first, end int, opt RunOptions, label string, start t
 	data := append(header, r.body...)
 	name := ShardName(i)
 	crashPoint("before-csv")
-	if err := writeAtomic(opt.Dir, name+".csv", data); err != nil {
+	if err := WriteAtomic(opt.Dir, name+".csv", data); err != nil {
 		return nil, err
 	}
 	crashPoint("after-csv")
 	m := p.manifest("shard", i, first, end, r.rows, name+".csv", data, start)
 	m.Attempts, m.Resumed, m.Failures = ckpt.runs, r.resumed, failures
 	b, _ := json.MarshalIndent(m, "", "  ")
-	if err := writeAtomic(opt.Dir, name+".json", append(b, '\n')); err != nil {
+	if err := WriteAtomic(opt.Dir, name+".json", append(b, '\n')); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -415,7 +415,7 @@ func (p *Plan) ensureSpec(dir string) error {
 	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return writeAtomic(dir, SpecFile, p.Spec.Canonical())
+		return WriteAtomic(dir, SpecFile, p.Spec.Canonical())
 	case err != nil:
 		return err
 	}
@@ -430,9 +430,10 @@ func (p *Plan) ensureSpec(dir string) error {
 	return nil
 }
 
-// writeAtomic writes data to dir/name through a temporary file in dir (synced, then renamed), so a reader
-// sees either the old file or the whole new one, never a part.
-func writeAtomic(dir, name string, data []byte) error {
+// WriteAtomic writes data to dir/name through a temporary file in dir (.name.tmp-*, synced, then renamed),
+// so a reader sees either the old file or the whole new one, never a part, and a write killed midway
+// leaves only the temporary file (Status reports it, Merge removes it once stale).
+func WriteAtomic(dir, name string, data []byte) error {
 	f, err := os.CreateTemp(dir, "."+name+tempMarker+"*")
 	if err != nil {
 		return err
@@ -484,10 +485,10 @@ func crashPoint(where string) {
 	}
 }
 
-// tempMarker is in the name of every temporary file writeAtomic creates: .<name>.tmp-<random>.
+// tempMarker is in the name of every temporary file WriteAtomic creates: .<name>.tmp-<random>.
 const tempMarker = ".tmp-"
 
-// isTemp reports whether a directory entry is one of writeAtomic's temporary files.
+// isTemp reports whether a directory entry is one of WriteAtomic's temporary files.
 func isTemp(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, tempMarker)
 }

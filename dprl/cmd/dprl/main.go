@@ -28,6 +28,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -141,6 +142,16 @@ func parse(fs *flag.FlagSet, args []string, want int, what string) ([]string, er
 	return pos, nil
 }
 
+// loadPlan parses the flags and the one spec file among args, and plans the spec.
+func loadPlan(fs *flag.FlagSet, args []string) (*sweep.Plan, string, error) {
+	pos, err := parse(fs, args, 1, "one spec file")
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := sweep.LoadPlan(pos[0])
+	return p, pos[0], err
+}
+
 func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("dprl sweep "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -163,11 +174,7 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 }
 
 func cmdPlan(args []string, stdout, stderr io.Writer) error {
-	pos, err := parse(newFlags("plan", stderr), args, 1, "one spec file")
-	if err != nil {
-		return err
-	}
-	p, err := sweep.LoadPlan(pos[0])
+	p, _, err := loadPlan(newFlags("plan", stderr), args)
 	if err != nil {
 		return err
 	}
@@ -239,17 +246,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "results directory (default build/sweeps/<name> in the repository)")
 	workers := fs.Int("workers", 0, "tasks run at once (default GOMAXPROCS)")
 	force := fs.Bool("force", false, "rerun the shard even if complete")
-	pos, err := parse(fs, args, 1, "one spec file")
-	if err != nil {
-		return err
-	}
-	p, err := sweep.LoadPlan(pos[0])
+	p, spec, err := loadPlan(fs, args)
 	if err != nil {
 		return err
 	}
 	n := p.Spec.Shards()
 	if *of != 0 && *of != n {
-		return fmt.Errorf("sweep: --of = %d is outside the allowed range [%d, %d]: spec %s has %d shards (dprl sweep plan %s)", *of, n, n, p.Spec.Name, n, pos[0])
+		return fmt.Errorf("sweep: --of = %d is outside the allowed range [%d, %d]: spec %s has %d shards (dprl sweep plan %s)", *of, n, n, p.Spec.Name, n, spec)
 	}
 	i := shard.v
 	if shard.set {
@@ -289,46 +292,25 @@ func cmdAll(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("all", stderr)
 	out := fs.String("o", "", "write the table to this file (default standard output)")
 	workers := fs.Int("workers", 0, "tasks run at once (default GOMAXPROCS)")
-	pos, err := parse(fs, args, 1, "one spec file")
-	if err != nil {
-		return err
-	}
-	p, err := sweep.LoadPlan(pos[0])
+	p, _, err := loadPlan(fs, args)
 	if err != nil {
 		return err
 	}
 	if *out == "" {
 		return p.RunAll(stdout, sweep.RunOptions{Workers: *workers, Log: stderr})
 	}
-	// A hidden temporary file beside the output, renamed when complete: a killed run leaves no half table
-	// under the output's name (and status reports the temporary file when it is in a results directory).
-	f, err := os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".tmp-*")
-	if err != nil {
+	var b bytes.Buffer
+	if err := p.RunAll(&b, sweep.RunOptions{Workers: *workers, Log: stderr}); err != nil {
 		return err
 	}
-	defer os.Remove(f.Name()) // a no-op after the rename
-	if err := p.RunAll(f, sweep.RunOptions{Workers: *workers, Log: stderr}); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), *out)
+	return sweep.WriteAtomic(filepath.Dir(*out), filepath.Base(*out), b.Bytes()) // a killed run leaves no half table
 }
 
 func cmdLocal(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("local", stderr)
 	out := fs.String("out", "", "results directory (default build/sweeps/<name> in the repository)")
 	workers := fs.Int("workers", 0, "tasks run at once (default GOMAXPROCS)")
-	pos, err := parse(fs, args, 1, "one spec file")
-	if err != nil {
-		return err
-	}
-	p, err := sweep.LoadPlan(pos[0])
+	p, _, err := loadPlan(fs, args)
 	if err != nil {
 		return err
 	}
@@ -478,11 +460,7 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	var extra multiFlag
 	fs.Var(&extra, "sbatch", "a further sbatch option for every job, e.g. --constraint=avx2 (repeatable)")
 	submit := fs.Bool("submit", false, "submit the script right away (bash SCRIPT)")
-	pos, err := parse(fs, args, 1, "one spec file")
-	if err != nil {
-		return err
-	}
-	p, err := sweep.LoadPlan(pos[0])
+	p, _, err := loadPlan(fs, args)
 	if err != nil {
 		return err
 	}
@@ -555,11 +533,7 @@ func cmdK8s(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&opt.Retries, "retries", 2, "retries per shard (backoffLimitPerIndex); the merge Job gives up after that many failures plus one")
 	fs.IntVar(&opt.Grace, "grace", 120, "terminationGracePeriodSeconds: time a stopped shard has to checkpoint")
 	fs.DurationVar(&opt.MergeTimeout, "merge-timeout", 7*24*time.Hour, "how long the merge Job waits for the shards")
-	pos, err := parse(fs, args, 1, "one spec file")
-	if err != nil {
-		return err
-	}
-	p, err := sweep.LoadPlan(pos[0])
+	p, _, err := loadPlan(fs, args)
 	if err != nil {
 		return err
 	}

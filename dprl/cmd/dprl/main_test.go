@@ -127,6 +127,12 @@ func TestKillAndResume(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp-*")); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
 	}
+	sameAsOneProcess(t, spec, dir)
+}
+
+// sameAsOneProcess checks dir's merged table against `dprl sweep all` of spec, byte for byte.
+func sameAsOneProcess(t *testing.T, spec, dir string) {
+	t.Helper()
 	one := filepath.Join(t.TempDir(), "one.csv")
 	if code, _, errs := inProcess("sweep", "all", spec, "-o", one, "--workers", "6"); code != 0 {
 		t.Fatal(errs)
@@ -268,15 +274,7 @@ func TestSIGTERMStopsAndResumes(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "merged 3 shards of slow: 240 rows") || !strings.Contains(errs, "attempt 2 resumes: "+k+" of 4 tasks are in the checkpoint") {
 		t.Fatalf("local: %d %s\n%s", code, out, errs)
 	}
-	one := filepath.Join(t.TempDir(), "one.csv")
-	if code, _, errs := inProcess("sweep", "all", spec, "-o", one); code != 0 {
-		t.Fatal(errs)
-	}
-	a, _ := os.ReadFile(one)
-	b, _ := os.ReadFile(filepath.Join(dir, sweep.MergedFile))
-	if !bytes.Equal(a, b) || len(a) == 0 {
-		t.Error("the merged table differs from the single-process one")
-	}
+	sameAsOneProcess(t, spec, dir)
 }
 
 // TestBadShardAndForeignFiles: --shard outside the spec's shards (negative too) is an error, not the array
