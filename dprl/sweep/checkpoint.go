@@ -45,9 +45,11 @@ func (e *BusyError) Error() string {
 }
 
 type checkpoint struct {
-	mu      sync.Mutex
-	f       *os.File
-	path    string
+	mu     sync.Mutex
+	f      *os.File
+	path   string
+	header int // the header's length
+
 	tasks   map[int][]byte // task index → its rows as CSV
 	rows    map[int]int
 	runs    int  // attempts recorded, this one included once started
@@ -121,7 +123,18 @@ func openCheckpoint(dir string, shard, first, end int, hash string, log *logger)
 			return nil, err
 		}
 	}
+	c.header = len(header)
 	return c, nil
+}
+
+// reset empties the checkpoint (its header stays), for a shard rerun from scratch.
+func (c *checkpoint) reset() error {
+	c.tasks, c.rows, c.runs = map[int][]byte{}, map[int]int{}, 0
+	if err := c.f.Truncate(int64(c.header)); err != nil {
+		return err
+	}
+	_, err := c.f.Seek(int64(c.header), io.SeekStart)
+	return err
 }
 
 type record struct {

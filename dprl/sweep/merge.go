@@ -190,9 +190,10 @@ func (s *Status) Complete() bool {
 	return len(s.Done) == s.Shards && len(s.Foreign) == 0 && len(s.Duplicate) == 0 && len(s.Invalid) == 0
 }
 
-// States sorts the shards that are not done by what is known of them: "running" and "pending" (the engine
-// says so), "failed" (a failure record, or the engine's FAILED, TIMEOUT, … state), "cancelled" (the engine
-// or `dprl sweep cancel` says so), "corrupt", and "missing" (nothing is known: never run, or killed).
+// States sorts the shards that are not done by what is known of them, the engine's word on a shard's
+// latest job first: "running" and "pending" (the engine says so), "corrupt" (its files do not check out),
+// "cancelled" (the engine or `dprl sweep cancel` says so), "failed" (a failure record, or the engine's
+// FAILED, TIMEOUT, … state), and "missing" (nothing is known: never run, or killed without a trace).
 func (s *Status) States() map[string][]int {
 	out := map[string][]int{}
 	for _, i := range s.Missing {

@@ -80,7 +80,7 @@ type RunOptions struct {
 	Force   bool      // rerun a shard even if it is complete (its checkpoint is discarded too)
 	// Context stops a shard early when it is cancelled (nil: never): no further task starts, the running
 	// ones finish and are checkpointed, and RunShard returns an error wrapping ErrStopped. dprl sweep run
-	// cancels it on SIGTERM, which Slurm sends before a time limit or a preemption.
+	// cancels it on SIGTERM and SIGINT.
 	Context context.Context
 }
 
@@ -306,8 +306,10 @@ func (p *Plan) RunShard(i int, opt RunOptions) (*ShardResult, error) {
 		log.printf("%s: dropped a torn checkpoint record (%d bytes, the process was killed while writing it)", label, ckpt.dropped)
 	}
 	if opt.Force && len(ckpt.tasks) > 0 {
-		log.printf("%s: --force: discarding %d checkpointed tasks", label, len(ckpt.tasks))
-		ckpt.tasks, ckpt.rows = map[int][]byte{}, map[int]int{}
+		log.printf("%s: Force: discarding %d checkpointed tasks", label, len(ckpt.tasks))
+		if err := ckpt.reset(); err != nil {
+			return nil, err
+		}
 	}
 	// From here on the shard is not complete: drop an old manifest before its CSV is replaced.
 	if err := os.Remove(filepath.Join(opt.Dir, name+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
