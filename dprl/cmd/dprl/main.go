@@ -20,8 +20,9 @@
 //	dprl sweep list                      the registered experiments
 //	dprl version
 //
-// dprl sweep run exits with status 75 when SIGTERM stopped it: its finished tasks are checkpointed and a
-// rerun resumes after them (the Slurm script requeues the job on that status).
+// dprl sweep run exits with status 75 when SIGTERM (or SIGINT) stopped it: its finished tasks are
+// checkpointed and a rerun resumes after them (the Slurm script requeues the job when the signal was Slurm's
+// warning before the time limit; a Kubernetes pod failure policy does not count it as a failure).
 //
 // The experiments are the reproduction packages' (github.com/dprl-project/dprl/dprl/repro/sweeps) and
 // sweep/demo; the specs of the papers' main figures are in sweeps/specs/. See sweeps/README.md.
