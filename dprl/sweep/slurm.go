@@ -356,14 +356,13 @@ type slurmJobs struct {
 type slurmArray struct {
 	id      string
 	offset  int
-	indices string // the array's index list, relative to offset
+	indices []int // the array's indices, sorted, relative to offset
 }
 
 // has reports whether the array ran shard i.
 func (a slurmArray) has(i int) bool {
-	idx, err := ParseIndexList(a.indices, MaxShards)
-	_, found := slices.BinarySearch(idx, i-a.offset)
-	return err == nil && found
+	_, found := slices.BinarySearch(a.indices, i-a.offset)
+	return found
 }
 
 func readSlurmJobs(dir string) (*slurmJobs, error) {
@@ -385,10 +384,11 @@ func readSlurmJobs(dir string) (*slurmJobs, error) {
 				continue
 			}
 			off, err := strconv.Atoi(fields[2])
-			if err != nil {
+			idx, ierr := ParseIndexList(fields[3], MaxShards)
+			if err != nil || ierr != nil {
 				continue
 			}
-			r.arrays = append(r.arrays, slurmArray{fields[1], off, fields[3]})
+			r.arrays = append(r.arrays, slurmArray{fields[1], off, idx})
 		case "merge":
 			r.merges = append(r.merges, fields[1])
 		case "cancel":
@@ -478,7 +478,6 @@ func askSlurmRows(s *Status, jobs *slurmJobs, rows []slurmRow) *EngineState {
 		offset[a.id] = a.offset
 	}
 	rank := map[string]int{"running": 3, "pending": 2}
-	known := 0
 	for _, r := range rows {
 		if slices.Contains(jobs.merges, r.jobID) {
 			e.Merge = append(e.Merge, ShardJob{Job: r.jobID, State: slurmState(r.state), Detail: r.state})
@@ -503,8 +502,8 @@ func askSlurmRows(s *Status, jobs *slurmJobs, rows []slurmRow) *EngineState {
 			continue
 		}
 		e.Shards[shard] = j
-		known++
 	}
+	known := len(e.Shards)
 	// A shard Slurm has forgotten stays cancelled when the last array that ran it was cancelled.
 	for _, i := range s.Missing {
 		if _, ok := e.Shards[i]; ok {
@@ -520,7 +519,7 @@ func askSlurmRows(s *Status, jobs *slurmJobs, rows []slurmRow) *EngineState {
 		}
 	}
 	ids := jobs.ids()
-	e.Summary = fmt.Sprintf("squeue reports %d array tasks of the recorded jobs %s", known, abbreviate(ids, 6))
+	e.Summary = fmt.Sprintf("squeue reports on %d shards of the recorded jobs %s", known, abbreviate(ids, 6))
 	for _, m := range e.Merge {
 		e.Summary += fmt.Sprintf("; merge job %s %s", m.Job, m.Detail)
 	}
