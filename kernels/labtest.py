@@ -104,6 +104,9 @@ def free_port():
 def start_lab(venv, work, settings, port, token, log):
     env = dict(os.environ)
     env["DPRL_QUICK"] = "1"
+    # notebook 07 spends a privacy budget per data file: a store of this run's own, so a second run (or the
+    # user's own store) is not the one spent
+    env["DPRL_BUDGET_DIR"] = str(work / "budgets")
     env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
     env.setdefault("JUPYTER_DATA_DIR", str(venv / "share" / "jupyter"))
     cmd = [

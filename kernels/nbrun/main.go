@@ -16,6 +16,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/dprl/session"
 	"github.com/dprl-project/dprl/kernels"
 )
 
@@ -40,6 +41,16 @@ func main() {
 	if *quick {
 		r.Env = append(r.Env, experiment.QuickEnv+"=1")
 	}
+	// Privacy budgets (notebook 07) go to a store of this run's own, emptied first: a run is a fresh
+	// analysis, and a user's own budgets (~/.local/state/dprl) are neither read nor spent.
+	budgets, err := filepath.Abs(filepath.Join(*out, "budgets"))
+	if err != nil {
+		fail(err)
+	}
+	if err := os.RemoveAll(budgets); err != nil {
+		fail(err)
+	}
+	r.Env = append(r.Env, session.StoreEnv+"="+budgets)
 	if *verbose {
 		r.Log = os.Stderr
 	}

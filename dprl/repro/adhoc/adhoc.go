@@ -9,6 +9,7 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/dprl/policyeval"
+	"github.com/dprl-project/dprl/dprl/session"
 	"github.com/dprl-project/dprl/mechanisms"
 	"github.com/dprl-project/dprl/trajectory"
 )
@@ -208,13 +209,8 @@ func (s *Setup) estimate(m Method, d *trajectory.Dataset, eps float64, nonPrivat
 		}
 		return &Release{Theta: r.Theta, Sigma: r.Sigma, Clipped: r.Clipped}, nil
 	case GPOPE:
-		switch {
-		case !(s.Clip > 0) || math.IsInf(s.Clip, 0):
-			return nil, &mechanisms.ParamError{Pkg: "adhoc", Param: "Clip", Value: s.Clip, Allowed: "(0, ∞)"}
-		case s.Steps < 1:
-			return nil, &mechanisms.ParamError{Pkg: "adhoc", Param: "Steps", Value: float64(s.Steps), Allowed: "[1, ∞)"}
-		case !(s.StepSize > 0) || math.IsInf(s.StepSize, 0):
-			return nil, &mechanisms.ParamError{Pkg: "adhoc", Param: "StepSize", Value: s.StepSize, Allowed: "(0, ∞)"}
+		if err := s.checkGPOPE(); err != nil {
+			return nil, err
 		}
 		ft, err := policyeval.Featurize(d.Trajectories, stateFeatures{s}, nil)
 		if err != nil {
@@ -234,6 +230,56 @@ func (s *Setup) estimate(m Method, d *trajectory.Dataset, eps float64, nonPrivat
 		return &Release{Theta: th, Sigma: sigma}, nil
 	}
 	return nil, fmt.Errorf("adhoc: unknown method %d", int(m))
+}
+
+// Charge is what one release of method m at (eps, Setup.Delta) on a private file of records trajectories
+// costs, worked out from public things only (the number of trajectories is public) and before the data are
+// touched, so a release the estimator would refuse is refused before its charge. DP-LSW and DP-LSL are
+// (ε, δ)-DP with ε ≤ 1 (their smooth-sensitivity constants hold there only) and no Rényi curve; GPOPE also
+// carries its Rényi curve: Steps compositions of the Gaussian on one trajectory sampled without
+// replacement (Wang, Balle & Kasiviswanathan's Theorem 9, the paper's accounting), noise multiplier
+// σ/(2·Clip).
+func (s *Setup) Charge(m Method, records int, eps float64) (session.Charge, error) {
+	if err := param.First(check.AtLeast("records", records, 1), check.In("Delta", s.Delta, param.OpenUnit)); err != nil {
+		return session.Charge{}, err
+	}
+	c := session.Charge{Mechanism: m.String() + " θ", Epsilon: eps, Delta: s.Delta}
+	switch m {
+	case DPLSW, DPLSL:
+		if err := check.In("epsilon", eps, mechanisms.SmoothEpsilonRange); err != nil {
+			return session.Charge{}, err
+		}
+		c.Mechanism += " (smooth-sensitivity Gaussian)"
+		return c, nil
+	case GPOPE:
+		if err := check.In("epsilon", eps, param.Positive); err != nil {
+			return session.Charge{}, err
+		}
+		if err := s.checkGPOPE(); err != nil {
+			return session.Charge{}, err
+		}
+		sigma, err := policyeval.GPOPESigma(policyeval.AccountingPaper, records, s.Steps, eps, s.Delta, s.Clip, nil)
+		if err != nil {
+			return session.Charge{}, fmt.Errorf("adhoc: no GPOPE noise reaches ε = %g at δ = %g on %d trajectories in %d steps (the paper's accounting has a noise-independent floor): %w",
+				eps, s.Delta, records, s.Steps, err)
+		}
+		step := mechanisms.SampledWithoutReplacement{N: records, Batch: 1, Event: mechanisms.GaussianEvent{NoiseMultiplier: sigma / (2 * s.Clip)}, GeneralBound: true}
+		c.Mechanism += fmt.Sprintf(" (%d noisy gradient steps, σ = %.4g)", s.Steps, sigma)
+		c.RDP = func(order float64) float64 {
+			r, err := mechanisms.RDPOf(step, []float64{order})
+			if err != nil {
+				return math.Inf(1)
+			}
+			return float64(s.Steps) * r[0]
+		}
+		return c, nil
+	}
+	return session.Charge{}, fmt.Errorf("adhoc: unknown method %d", int(m))
+}
+
+// checkGPOPE checks GPOPE's settings: Clip and StepSize in (0, ∞), Steps ≥ 1.
+func (s *Setup) checkGPOPE() error {
+	return param.First(check.In("Clip", s.Clip, param.Positive), check.AtLeast("Steps", s.Steps, 1), check.In("StepSize", s.StepSize, param.Positive))
 }
 
 // Values is Φθ, the estimated value of every state.

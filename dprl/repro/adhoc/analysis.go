@@ -12,21 +12,38 @@ import (
 	"github.com/dprl-project/dprl/dprl/audit"
 	"github.com/dprl-project/dprl/dprl/figure"
 	"github.com/dprl-project/dprl/dprl/report"
+	"github.com/dprl-project/dprl/dprl/session"
 	"github.com/dprl-project/dprl/trajectory"
 )
 
-// Analysis is notebook 07's workflow on one trajectory file: describe the data, compare the non-private
-// estimates, sweep ε, plan a budget, audit the best estimator and export the results. Each step is a method
-// that shows its results on a report.Sink. The steps share nothing in memory (a notebook runs every cell as a
-// new program): the sweep and the budget study are saved as CSV files in Dir (sweep.csv, plan.csv), which the
-// audit and the export read back.
+// Analysis is notebook 07's workflow on one private trajectory file: plan on public data (compare the
+// estimators, sweep ε, study sizes, audit), choose there, then release once on the private file through a
+// session that charges the file's persistent budget (package session), and show the ledger. Each step is
+// a method that shows its results on a report.Sink. The steps share nothing in memory (a notebook runs
+// every cell as a new program): planning results are saved as CSV files in Dir (sweep.csv, plan.csv,
+// release.csv), and the budget lives in the session's store.
+//
+// The private file is opened only by a session.Session: no method reads it otherwise, except for its public
+// identity (content hash, number of trajectories, shape). Everything else runs on Public.
 type Analysis struct {
-	Data    string // the trajectory file, in the CSV format of trajectory.Dataset.WriteCSV
-	Actions int    // the number of actions in the file
-	Dir     string // where results are exported
-	Setup   *Setup // the public reading of the data
+	Data    string // the private trajectory file, in the CSV format of trajectory.Dataset.WriteCSV
+	Actions int    // the number of actions in the files
+	// Public is the planning file: trajectories that are not the private ones, e.g. simulated from a public
+	// model of the system (WritePublic) or a public split you name. Choosing on it costs nothing.
+	Public string
+	Dir    string // where results are exported
+	Setup  *Setup // the public reading of the data
+	// Budget is granted to the private file on its first release (OpenBudget); a file with a budget keeps
+	// its own.
+	Budget session.Total
+	// Store is the budget store ("": session.DefaultStore, i.e. $DPRL_BUDGET_DIR or
+	// ~/.local/state/dprl/budgets).
+	Store string
+	// Src is the noise of the private releases (nil: crypto/rand). A fixed seed lets whoever knows it
+	// remove the noise: for tests only.
+	Src rand.Source
 
-	data *trajectory.Dataset // Data, once loaded
+	public *trajectory.Dataset // Public, once loaded
 }
 
 // MethodNames are the names of Methods, in order (an explorer's list of estimators).
@@ -38,13 +55,25 @@ func MethodNames() []string {
 	return names
 }
 
-// Write writes d to a.Data in the trajectory CSV format (creating its folder) and says how large the file
-// is: the notebook writes its sample data this way.
+// Write writes d to Data in the trajectory CSV format (creating its folder) and says how large the file is:
+// the notebook writes its stand-in for your private file this way.
 func (a *Analysis) Write(out report.Sink, d *trajectory.Dataset) error {
-	if err := os.MkdirAll(filepath.Dir(a.Data), 0o755); err != nil {
+	return writeData(out, a.Data, d, "the private sample")
+}
+
+// WritePublic writes d to Public, the planning file: e.g. trajectories simulated from a public model of the
+// system (the notebook collects them with package envs), to plan on at no privacy cost.
+func (a *Analysis) WritePublic(out report.Sink, d *trajectory.Dataset) error {
+	a.public = nil
+	return writeData(out, a.Public, d, "planning data")
+}
+
+// writeData writes d to path (creating its folder) and says how large the file is.
+func writeData(out report.Sink, path string, d *trajectory.Dataset, what string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.Create(a.Data)
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
@@ -55,59 +84,82 @@ func (a *Analysis) Write(out report.Sink, d *trajectory.Dataset) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	a.data = nil
-	st, err := os.Stat(a.Data)
+	st, err := os.Stat(path)
 	if err != nil {
 		return err
 	}
-	out.Markdown(fmt.Sprintf("Wrote %d trajectories to `%s` (%.1f MB).", len(d.Trajectories), a.Data, float64(st.Size())/1e6))
+	out.Markdown(fmt.Sprintf("Wrote %d trajectories of %s to `%s` (%.1f MB).", len(d.Trajectories), what, path, float64(st.Size())/1e6))
 	return nil
 }
 
-// Load reads a.Data (once; later calls return the same dataset).
-func (a *Analysis) Load() (*trajectory.Dataset, error) {
-	if a.data != nil {
-		return a.data, nil
+// Planning reads Public (once; later calls return the same dataset). It refuses a planning file whose
+// content is the private file's: planning on the private data would spend without counting.
+func (a *Analysis) Planning() (*trajectory.Dataset, error) {
+	if a.public != nil {
+		return a.public, nil
 	}
-	f, err := os.Open(a.Data)
+	if a.Public == "" {
+		return nil, check.Missing("Public", "a planning file that is not the private data (WritePublic, or a public split)")
+	}
+	f, err := os.Open(a.Public)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	d, err := trajectory.ReadCSV(f, a.Actions)
 	if err != nil {
-		return nil, fmt.Errorf("adhoc: %s: %w", a.Data, err)
+		return nil, fmt.Errorf("adhoc: %s: %w", a.Public, err)
 	}
-	a.data = d
+	h, err := session.Hash(d)
+	if err != nil {
+		return nil, err
+	}
+	if id, err := session.Identify(a.Data, a.Actions); err == nil && id.Hash == h {
+		return nil, fmt.Errorf("adhoc: the planning file %s holds the private data (%s): plan on public or synthetic data", a.Public, a.Data)
+	}
+	a.public = d
 	return d, nil
 }
 
-// Describe shows the file's size: trajectories, steps, dimensions and the trajectory lengths.
+// Describe shows what may be said of the private file without spending (its content hash, the number of
+// trajectories, which the neighbouring relation makes public, and its shape) and the planning file's size:
+// trajectories, steps and the trajectory lengths.
 func (a *Analysis) Describe(out report.Sink) error {
-	d, err := a.Load()
+	id, err := session.Identify(a.Data, a.Actions)
 	if err != nil {
 		return err
 	}
-	if len(d.Trajectories) == 0 {
-		return fmt.Errorf("adhoc: %s holds no trajectories", a.Data)
+	d, err := a.Planning()
+	if err != nil {
+		return err
 	}
 	lengths := make([]float64, len(d.Trajectories))
 	for i, tr := range d.Trajectories {
 		lengths[i] = float64(len(tr.Steps))
 	}
 	slices.Sort(lengths)
-	out.Table([]string{"trajectories", "steps", "observation dim", "actions", "length: min / median / max"},
-		[][]string{{fmt.Sprint(len(d.Trajectories)), fmt.Sprint(d.NumSteps()), fmt.Sprint(d.ObsDim), fmt.Sprint(d.NumActions),
-			fmt.Sprintf("%g / %g / %g", lengths[0], lengths[len(lengths)/2], lengths[len(lengths)-1])}})
+	out.Table([]string{"file", "role", "trajectories", "steps", "observation dim", "actions", "length: min / median / max", "content hash"},
+		[][]string{
+			{a.Data, "private", fmt.Sprint(id.Records), "(private)", fmt.Sprint(id.ObsDim), fmt.Sprint(id.Actions), "(private)", shortHash(id.Hash)},
+			{a.Public, "planning", fmt.Sprint(len(d.Trajectories)), fmt.Sprint(d.NumSteps()), fmt.Sprint(d.ObsDim), fmt.Sprint(d.NumActions),
+				fmt.Sprintf("%g / %g / %g", lengths[0], lengths[len(lengths)/2], lengths[len(lengths)-1]), "—"}})
 	return nil
 }
 
-// Baselines validates the setup against the file and shows each estimator's non-private counterpart's error
-// against the reference (the floor its private version can approach), then the reference values of the
-// first, middle and last states.
+// shortHash is the first 12 hex digits of a "sha256:…" hash.
+func shortHash(h string) string {
+	if len(h) > 19 {
+		return h[:19] + "…"
+	}
+	return h
+}
+
+// Baselines validates the setup against the planning data and shows each estimator's non-private
+// counterpart's error there against the reference (the floor its private version can approach), then the
+// reference values of the first, middle and last states.
 func (a *Analysis) Baselines(out report.Sink) error {
 	s := a.Setup
-	d, err := a.Load()
+	d, err := a.Planning()
 	if err != nil {
 		return err
 	}
@@ -133,11 +185,11 @@ func (a *Analysis) Baselines(out report.Sink) error {
 	return nil
 }
 
-// Sweep releases every estimator trials times at each ε on the whole file (seed 1), with a progress bar,
-// saves the releases as sweep.csv in Dir, and shows the mean error ± one standard deviation against ε and the
-// summary table.
+// Sweep releases every estimator trials times at each ε on the planning data (seed 1), with a progress
+// bar, saves the releases as sweep.csv in Dir, and shows the mean error ± one standard deviation against ε
+// and the summary table.
 func (a *Analysis) Sweep(out report.Sink, epsilons []float64, trials int) error {
-	d, err := a.Load()
+	d, err := a.Planning()
 	if err != nil {
 		return err
 	}
@@ -150,7 +202,7 @@ func (a *Analysis) Sweep(out report.Sink, epsilons []float64, trials int) error 
 	if err := a.save("sweep", rows); err != nil {
 		return err
 	}
-	p, err := Curves(rows, Methods, epsilons, false, figure.Options{Title: fmt.Sprintf("privacy–utility on %d trajectories", len(d.Trajectories)),
+	p, err := Curves(rows, Methods, epsilons, false, figure.Options{Title: fmt.Sprintf("privacy–utility on the planning data (%d trajectories)", len(d.Trajectories)),
 		XLabel: "ε", YLabel: "error (ρ-RMSE)", LegendLeft: true, LegendBottom: true})
 	if err != nil {
 		return err
@@ -164,7 +216,7 @@ func (a *Analysis) Sweep(out report.Sink, epsilons []float64, trials int) error 
 }
 
 // EstimateDraw is the explorer's Draw function: v holds ε and the index of the estimator in Methods; the
-// figure is Setup.EstimateFigure over the given number of releases (seed 1) on the file.
+// figure is Setup.EstimateFigure over the given number of releases (seed 1) on the planning data.
 func (a *Analysis) EstimateDraw(releases int) func(v []float64) (*plot.Plot, error) {
 	return func(v []float64) (*plot.Plot, error) {
 		if len(v) != 2 {
@@ -174,32 +226,37 @@ func (a *Analysis) EstimateDraw(releases int) func(v []float64) (*plot.Plot, err
 		if i < 0 || i >= len(Methods) {
 			return nil, check.Errorf("v[1]", v[1], "an index of Methods, [0, %d]", len(Methods)-1)
 		}
-		d, err := a.Load()
+		d, err := a.Planning()
 		if err != nil {
 			return nil, err
 		}
-		return a.Setup.EstimateFigure(Methods[i], d, v[0], releases, 1)
+		p, err := a.Setup.EstimateFigure(Methods[i], d, v[0], releases, 1)
+		if err != nil {
+			return nil, err
+		}
+		p.Title.Text += " on the planning data"
+		return p, nil
 	}
 }
 
-// Budget is the budget-planning study: every estimator at each of Epsilons on Trials resamples of each of
-// Sizes trajectories, and the (ε, target error) pairs of Targets for the table of trajectories needed. The
-// figure shows the first ε.
-type Budget struct {
+// SizePlan is the size study: every estimator at each of Epsilons on Trials resamples of each of Sizes
+// trajectories of the planning data, and the (ε, target error) pairs of Targets for the table of
+// trajectories needed. The figure shows the first ε.
+type SizePlan struct {
 	Epsilons []float64
 	Sizes    []int
 	Trials   int
 	Targets  [][2]float64
 }
 
-// Plan runs the budget study (seed 2) with a progress bar, saves the releases as plan.csv in Dir, and shows
-// the error against the number of trajectories at the first ε and, for each target, the smallest studied size
-// whose mean error meets it (or "> the largest size").
-func (a *Analysis) Plan(out report.Sink, b Budget) error {
+// Plan runs the size study on the planning data (seed 2) with a progress bar, saves the releases as
+// plan.csv in Dir, and shows the error against the number of trajectories at the first ε and, for each
+// target, the smallest studied size whose mean error meets it (or "> the largest size").
+func (a *Analysis) Plan(out report.Sink, b SizePlan) error {
 	if len(b.Epsilons) == 0 || len(b.Sizes) == 0 {
-		return check.Missing("Budget", "at least one ε and one size")
+		return check.Missing("SizePlan", "at least one ε and one size")
 	}
-	d, err := a.Load()
+	d, err := a.Planning()
 	if err != nil {
 		return err
 	}
@@ -216,7 +273,7 @@ func (a *Analysis) Plan(out report.Sink, b Budget) error {
 	for i, m := range b.Sizes {
 		xs[i] = float64(m)
 	}
-	p, err := Curves(AtEpsilon(rows, b.Epsilons[0]), Methods, xs, true, figure.Options{Title: fmt.Sprintf("error vs number of trajectories at ε = %g", b.Epsilons[0]),
+	p, err := Curves(AtEpsilon(rows, b.Epsilons[0]), Methods, xs, true, figure.Options{Title: fmt.Sprintf("error vs number of trajectories at ε = %g (planning data)", b.Epsilons[0]),
 		XLabel: "trajectories m", YLabel: "error (ρ-RMSE)", LegendLeft: true, LegendBottom: true})
 	if err != nil {
 		return err
@@ -275,11 +332,11 @@ func Best(rows []Row, eps float64) (Method, float64) {
 	return best, bestErr
 }
 
-// AuditBest audits, at ε = eps on the file, the estimator with the smallest mean error at eps in the saved
-// sweep (Best), against the canary of Setup.Audit, with a progress bar, and shows the audited lower bound with
-// its error rates.
+// AuditBest audits, at ε = eps on the planning data, the estimator with the smallest mean error at eps in
+// the saved sweep (Best), against the canary of Setup.Audit, with a progress bar, and shows the audited
+// lower bound with its error rates.
 func (a *Analysis) AuditBest(out report.Sink, eps float64, cfg audit.Config) error {
-	d, err := a.Load()
+	d, err := a.Planning()
 	if err != nil {
 		return err
 	}
@@ -300,8 +357,8 @@ func (a *Analysis) AuditBest(out report.Sink, eps float64, cfg audit.Config) err
 	return nil
 }
 
-// Export writes the summary (Summary) of the saved sweep and budget study next to them in Dir, as
-// sweep-summary.csv and plan-summary.csv, and says where everything is.
+// Export writes the summary (Summary) of the saved planning sweep and size study next to them in Dir, as
+// sweep-summary.csv and plan-summary.csv, and says where everything is, the release (release.csv) included.
 func (a *Analysis) Export(out report.Sink) error {
 	for _, name := range []string{"sweep", "plan"} {
 		rows, err := a.restore(name)
@@ -320,9 +377,17 @@ func (a *Analysis) Export(out report.Sink) error {
 		if err := f.Close(); err != nil {
 			return err
 		}
-		out.Markdown(fmt.Sprintf("`%s`: %d releases; summary in `%s`", filepath.Join(a.Dir, name+".csv"), len(rows), path))
+		out.Markdown(fmt.Sprintf("`%s`: %d releases on the planning data; summary in `%s`", filepath.Join(a.Dir, name+".csv"), len(rows), path))
+	}
+	if rel := filepath.Join(a.Dir, "release.csv"); fileExists(rel) {
+		out.Markdown(fmt.Sprintf("`%s`: the release on the private file (θ and the state values).", rel))
 	}
 	return nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // save writes rows as name.csv in Dir (RowsTable's CSV).

@@ -10,7 +10,9 @@ import (
 
 	"github.com/dprl-project/dprl/dprl/audit"
 	"github.com/dprl-project/dprl/dprl/report"
+	"github.com/dprl-project/dprl/dprl/session"
 	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 func TestMethodNames(t *testing.T) {
@@ -46,15 +48,38 @@ func TestBestAndNeededTable(t *testing.T) {
 	}
 }
 
-// TestAnalysis runs every step of the notebook on a tiny sample in a temporary folder: each shows what it should
-// and the sweep, the budget study and their summaries land in Dir.
-func TestAnalysis(t *testing.T) {
+// tinyAnalysis is the notebook's analysis on 60-trajectory files in a temporary folder, with a budget of
+// (ε = 10, δ = 1e−3) in a store there, fixed noise, and GPOPE shortened to 20 steps.
+func tinyAnalysis(t *testing.T) *Analysis {
 	dir := t.TempDir()
 	s, _ := chainSetup(t, 1)
 	s.Steps = 20
-	a := &Analysis{Data: filepath.Join(dir, "data", "t.csv"), Actions: 2, Dir: filepath.Join(dir, "out"), Setup: s}
-	if _, err := a.Load(); err == nil {
-		t.Fatal("a missing file loaded")
+	return &Analysis{Data: filepath.Join(dir, "data", "t.csv"), Public: filepath.Join(dir, "data", "public.csv"), Actions: 2,
+		Dir: filepath.Join(dir, "out"), Setup: s, Budget: session.Total{Epsilon: 10, Delta: 1e-3}, Store: filepath.Join(dir, "budgets"),
+		Src: rand.NewPCG(4, 4)}
+}
+
+// writeFiles writes n trajectories of Balle's chain as the private file (stream 7, as the notebook's
+// sample) and n more, simulated from the same public model, as the planning file (stream 8).
+func writeFiles(a *Analysis, out report.Sink, n int) error {
+	for i, write := range []func(report.Sink, *trajectory.Dataset) error{a.Write, a.WritePublic} {
+		d, err := envs.NewBalleEvaluation().Collect(n, rand.NewPCG(2026, uint64(7+i)))
+		if err != nil {
+			return err
+		}
+		if err := write(out, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestAnalysis runs every step of the notebook on tiny files in a temporary folder: each shows what it
+// should, the planning results land in Dir, and the private file sees exactly one release.
+func TestAnalysis(t *testing.T) {
+	a := tinyAnalysis(t)
+	if _, err := a.Planning(); err == nil {
+		t.Fatal("a missing planning file loaded")
 	}
 	var r report.Recorder
 	steps := []struct {
@@ -62,25 +87,25 @@ func TestAnalysis(t *testing.T) {
 		run             func() error
 		figures, tables int
 	}{
-		{"Write", func() error {
-			sample, err := envs.NewBalleEvaluation().Collect(60, rand.NewPCG(2026, 7))
-			if err != nil {
-				return err
-			}
-			return a.Write(&r, sample)
-		}, 0, 0},
+		{"Write, WritePublic", func() error { return writeFiles(a, &r, 60) }, 0, 0},
 		{"Describe", func() error { return a.Describe(&r) }, 0, 1},
 		{"Baselines", func() error { return a.Baselines(&r) }, 0, 1},
 		{"Sweep", func() error { return a.Sweep(&r, []float64{1, 10}, 2) }, 1, 1},
 		{"Plan", func() error {
-			return a.Plan(&r, Budget{Epsilons: []float64{10}, Sizes: []int{30, 60}, Trials: 2, Targets: [][2]float64{{10, 100}}})
+			return a.Plan(&r, SizePlan{Epsilons: []float64{10}, Sizes: []int{30, 60}, Trials: 2, Targets: [][2]float64{{10, 100}}})
 		}, 1, 1},
+		{"CompareFilters", func() error {
+			return a.CompareFilters(&r, []Planned{{DPLSL, 1, 1e-5}, {DPLSL, 0.01, 1e-9}, {GPOPE, 0.01, 1e-7}})
+		}, 0, 1},
+		{"OpenBudget", func() error { return a.OpenBudget(&r) }, 0, 1},
+		{"ReleaseBest", func() error { return a.ReleaseBest(&r, 1) }, 1, 1},
+		{"Ledger", func() error { return a.Ledger(&r) }, 1, 1},
 		{"Export", func() error {
 			if err := a.Export(&r); err != nil {
 				return err
 			}
-			if md := r.Items[0].Markdown; !strings.Contains(md, "sweep.csv`: 12 releases") {
-				t.Errorf("export says %q", md)
+			if md := r.Items[0].Markdown; !strings.Contains(md, "sweep.csv`: 12 releases on the planning data") || !strings.Contains(r.Items[2].Markdown, "release.csv") {
+				t.Errorf("export says %q, %q", md, r.Items[2].Markdown)
 			}
 			return nil
 		}, 0, 0},
@@ -100,11 +125,32 @@ func TestAnalysis(t *testing.T) {
 		if r.Figures() != st.figures || r.Tables() != st.tables {
 			t.Errorf("%s: %d figures, %d tables; want %d, %d", st.name, r.Figures(), r.Tables(), st.figures, st.tables)
 		}
+		switch st.name {
+		case "Describe":
+			if row := r.Items[0].Rows[0]; row[1] != "private" || row[2] != "60" || row[3] != "(private)" || !strings.HasPrefix(row[7], "sha256:") {
+				t.Errorf("the private file's row %v", row)
+			}
+		case "CompareFilters":
+			rows := r.Items[1].Rows
+			if rows[0][4] != "10" || rows[1][4] != "1000" || !strings.HasPrefix(rows[2][3], "cannot run") {
+				t.Errorf("filters compared: %v", rows)
+			}
+		case "ReleaseBest":
+			rows, _ := a.restore("sweep")
+			best, _ := Best(rows, 1)
+			if md := r.Items[0].Markdown; !strings.Contains(md, "Chosen on the planning data: **"+best.String()+"**") {
+				t.Errorf("choice: %q, the sweep's best is %v", md, best)
+			}
+		case "Ledger":
+			if rows := r.Items[1].Rows; len(rows) != 2 || !strings.Contains(rows[1][2], " θ") || rows[1][6] != "ε = 9, δ = 0.00099" {
+				t.Errorf("ledger table %v", rows)
+			}
+		}
 	}
 	if rows := r.Items[0].Rows; rows[0][0] != "DP-LSL" || rows[0][1] != "0.3000" || rows[0][7] != "40" {
 		t.Errorf("audit table %v", rows)
 	}
-	for _, f := range []string{"sweep.csv", "plan.csv", "sweep-summary.csv", "plan-summary.csv"} {
+	for _, f := range []string{"sweep.csv", "plan.csv", "sweep-summary.csv", "plan-summary.csv", "release.csv"} {
 		if _, err := os.Stat(filepath.Join(a.Dir, f)); err != nil {
 			t.Error(err)
 		}
@@ -116,7 +162,32 @@ func TestAnalysis(t *testing.T) {
 	if _, err := a.EstimateDraw(3)([]float64{1, 3}); err == nil {
 		t.Error("estimator index 3 accepted")
 	}
-	if err := a.Plan(report.Discard, Budget{}); err == nil {
-		t.Error("an empty budget accepted")
+	if err := a.Plan(report.Discard, SizePlan{}); err == nil {
+		t.Error("an empty size plan accepted")
+	}
+}
+
+// TestPlanningRefusesThePrivateFile: a planning file with the private file's content (a copy under another
+// name) is refused, so no planning step can run on the private data by mistake.
+func TestPlanningRefusesThePrivateFile(t *testing.T) {
+	a := tinyAnalysis(t)
+	if err := writeFiles(a, report.Discard, 40); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(a.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(a.Public, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for name, step := range map[string]func() error{
+		"Planning":  func() error { _, err := a.Planning(); return err },
+		"Sweep":     func() error { return a.Sweep(report.Discard, []float64{1}, 1) },
+		"Baselines": func() error { return a.Baselines(report.Discard) },
+	} {
+		if err := step(); err == nil || !strings.Contains(err.Error(), "holds the private data") {
+			t.Errorf("%s on a copy of the private file: %v", name, err)
+		}
 	}
 }
