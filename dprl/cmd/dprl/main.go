@@ -18,6 +18,7 @@
 //	dprl sweep cancel DIR                cancel the sweep's pending and running jobs
 //	dprl sweep k8s SPEC --claim PVC [--image IMG] [-o FILE]   an Indexed Job and a merge Job
 //	dprl sweep list                      the registered experiments
+//	dprl budget init|show FILE ...       a trajectory file's privacy budget (dprl budget -h)
 //	dprl version
 //
 // dprl sweep run exits with status 75 when SIGTERM (or SIGINT) stopped it: its finished tasks are
@@ -62,6 +63,8 @@ const usage = `usage:
   dprl sweep cancel DIR [--engine auto|slurm|kubernetes] [--namespace NS] [--job NAME]
   dprl sweep k8s SPEC --claim PVC [--image IMAGE] [-o FILE] [--namespace NS] [--parallelism N] [--cpu C] [--memory M] [--retries N] [--grace S] [--mount PATH] [--merge-timeout D]
   dprl sweep list
+  dprl budget init FILE --epsilon E --delta D [--filter basic|renyi] [--store DIR]
+  dprl budget show FILE [--store DIR]
   dprl version
 `
 
@@ -76,6 +79,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		v := sweep.BuildVersion()
 		fmt.Fprintf(stdout, "%s %s commit %s %s\n", v.Module, v.Version, v.Commit, v.GoVersion)
 		return 0
+	case "budget":
+		return runBudget(args[1:], stdout, stderr)
 	case "sweep":
 	default:
 		fmt.Fprintf(stderr, "dprl: unknown command %q\n%s", args[0], usage)
