@@ -29,6 +29,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/repro/seoyang2020"
 	"github.com/dprl-project/dprl/dprl/repro/sharma"
 	"github.com/dprl-project/dprl/dprl/repro/xie2019"
+	"github.com/dprl-project/dprl/dprl/session"
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
 	"github.com/dprl-project/dprl/trajectory"
@@ -653,6 +654,70 @@ func table(t *testing.T) []row {
 		row{"adhoc.Study/epsilons=NaN", "epsilons", "NaN", func() error {
 			return rel(setup().Study(data, []adhoc.Method{adhoc.DPLSW}, []float64{nan}, []int{10}, 1, 1, 1, nil))
 		}},
+	)
+
+	for _, m := range []adhoc.Method{adhoc.DPLSW, adhoc.DPLSL, adhoc.GPOPE} {
+		add(epsDeltaRows("adhoc.Setup.Charge/"+m.String(), "epsilon", "Delta", func(e, d float64) error {
+			s := setup()
+			s.Delta = d
+			return rel(s.Charge(m, 30, e))
+		})...)
+	}
+	add(row{"adhoc.Setup.Charge/DP-LSL epsilon=1.5", "epsilon", "1.5", func() error { return rel(setup().Charge(adhoc.DPLSL, 30, 1.5)) }},
+		row{"adhoc.Setup.Charge/records=0", "records", "0", func() error { return rel(setup().Charge(adhoc.DPLSL, 0, 0.5)) }})
+
+	// ---- session: budgets, charges, selection (nothing here touches a store)
+	renyi := func(e, d float64) session.Total { return session.Total{Epsilon: e, Delta: d, Filter: session.Renyi} }
+	charge := session.Charge{Mechanism: "m", Epsilon: 0.1, Delta: 1e-7}
+	add(epsDeltaRows("session.Total.Capacity", "Epsilon", "Delta", func(e, d float64) error { return rel(renyi(e, d).Capacity(charge, 1)) })...)
+	for _, e := range badEps {
+		add(row{"session.Charge/Epsilon=" + fmtv(e), "Epsilon", fmtv(e), func() error {
+			return rel(renyi(1, 1e-5).Capacity(session.Charge{Mechanism: "m", Epsilon: e}, 1))
+		}})
+	}
+	for _, d := range []float64{-1, 1, nan} {
+		add(row{"session.Charge/Delta=" + fmtv(d), "Delta", fmtv(d), func() error {
+			return rel(renyi(1, 1e-5).Capacity(session.Charge{Mechanism: "m", Epsilon: 0.1, Delta: d}, 1))
+		}})
+	}
+	add(row{"session.Charge/Mechanism empty", "Mechanism", "", func() error { return rel(renyi(1, 1e-5).Capacity(session.Charge{Epsilon: 0.1}, 1)) }},
+		row{"session.Charge/RDP=NaN", "RDP", "NaN", func() error {
+			return rel(renyi(1, 1e-5).Capacity(session.Charge{Mechanism: "m", Epsilon: 0.1, RDP: func(float64) float64 { return nan }}, 1))
+		}},
+		row{"session.Total/Filter=5", "Filter", "5", func() error { return rel(session.Total{Epsilon: 1, Delta: 1e-5, Filter: 5}.Capacity(charge, 1)) }},
+		row{"session.Total/Orders[0]=1", "Orders[0]", "1", func() error {
+			return rel(session.Total{Epsilon: 1, Delta: 1e-5, Filter: session.Renyi, Orders: []float64{1}}.Capacity(charge, 1))
+		}},
+		row{"session.Total/ApproxDelta=1e-5", "ApproxDelta", "1e-05", func() error {
+			return rel(session.Total{Epsilon: 1, Delta: 1e-5, Filter: session.Renyi, ApproxDelta: 1e-5}.Capacity(charge, 1))
+		}},
+		row{"session.ParseFilter/pld", "filter", "pld", func() error { return rel(session.ParseFilter("pld")) }},
+	)
+	score := func(trajectory.Trajectory, int) float64 { return 0 }
+	sel := func(mod func(*session.Selection)) session.Selection {
+		s := session.Selection{Mechanism: "m", Epsilon: 1, Candidates: 2, Lo: 0, Hi: 1, Score: score}
+		mod(&s)
+		return s
+	}
+	for _, e := range badEps {
+		add(row{"session.Exponential/Epsilon=" + fmtv(e), "Epsilon", fmtv(e), func() error {
+			return rel(session.Exponential(data, sel(func(s *session.Selection) { s.Epsilon = e }), src()))
+		}})
+	}
+	add(row{"session.Exponential/Candidates=0", "Candidates", "0", func() error {
+		return rel(session.Exponential(data, sel(func(s *session.Selection) { s.Candidates = 0 }), src()))
+	}},
+		row{"session.Exponential/Hi=Lo", "Hi", "0", func() error {
+			return rel(session.Exponential(data, sel(func(s *session.Selection) { s.Hi = 0 }), src()))
+		}},
+		row{"session.Exponential/Lo=-Inf", "Lo", "-∞", func() error {
+			return rel(session.Exponential(data, sel(func(s *session.Selection) { s.Lo = math.Inf(-1) }), src()))
+		}},
+		row{"session.Exponential/Score=nil", "Score", "", func() error {
+			return rel(session.Exponential(data, sel(func(s *session.Selection) { s.Score = nil }), src()))
+		}},
+		row{"session.Exponential/d=nil", "d", "", func() error { return rel(session.Exponential(nil, sel(func(*session.Selection) {}), src())) }},
+		row{"session.Exponential/src=nil", "src", "", func() error { return rel(session.Exponential(data, sel(func(*session.Selection) {}), nil)) }},
 	)
 
 	// ---- policyeval: DP-LSW, DP-LSL, GPOPE and their calibrations
