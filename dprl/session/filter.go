@@ -224,9 +224,9 @@ func (a *account) curve(e Entry) ([]float64, float64) {
 	return c, e.Delta
 }
 
-// conversionDelta is the δ each order's conversion may use: (Delta − ApproxDelta)/len(Orders).
+// conversionDelta is the δ each order's conversion may use, (Delta − ApproxDelta)/len(Orders), rounded down.
 func (a *account) conversionDelta() float64 {
-	return (a.t.Delta - a.t.ApproxDelta) / float64(len(a.t.Orders))
+	return (a.t.Delta - a.t.ApproxDelta) / float64(len(a.t.Orders)) * (1 - 0x1p-50)
 }
 
 // epsilonAt is the ε that order i certifies for an accumulated Rényi divergence r (improved conversion),
