@@ -124,3 +124,16 @@ slurm-up:
 slurm-down:
 	sweeps/slurm-local.sh down
 
+
+## ---- container images (docker/README.md) ----
+.PHONY: image test-image
+
+## image: the JupyterLab image localhost/dprl-lab and the command image localhost/dprl-cmd, built with buildah
+## (chroot isolation, no daemon) on a Debian 12 root filesystem from debootstrap; needs root
+image:
+	docker/image.sh
+
+## test-image: inside the images, a notebook run headlessly through the registered kernel, JupyterLab's
+## /api/status on loopback, and a small sweep planned, run and merged by the command image (docker/test-image.sh)
+test-image:
+	docker/test-image.sh

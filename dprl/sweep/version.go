@@ -24,9 +24,15 @@ var (
 	version     Version
 )
 
+// linkedCommit is the commit given at link time to a build made without version control information, such as
+// the docker/cmd.Dockerfile image built from a copy of the tree:
+//
+//	go build -ldflags "-X github.com/dprl-project/dprl/dprl/sweep.linkedCommit=REV" ./dprl/cmd/dprl
+var linkedCommit string
+
 // BuildVersion reads the module version and commit from the binary's build information (vcs.revision,
-// vcs.modified; build with -buildvcs=true), falling back to `git rev-parse HEAD` in the working directory,
-// then in $DPRL_ROOT, then to "unknown".
+// vcs.modified; build with -buildvcs=true), falling back to the commit given at link time (linkedCommit), to
+// `git rev-parse HEAD` in the working directory, then in $DPRL_ROOT, then to "unknown".
 func BuildVersion() Version {
 	versionOnce.Do(func() {
 		version = Version{Module: "github.com/dprl-project/dprl", Version: "unknown", Commit: "unknown", GoVersion: runtime.Version()}
@@ -53,6 +59,10 @@ func BuildVersion() Version {
 				}
 				return
 			}
+		}
+		if linkedCommit != "" {
+			version.Commit = linkedCommit
+			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
