@@ -72,14 +72,16 @@ mkdir -p build/image
 # The build's downloads (Go proxy, PyPI) trust what this machine trusts: its CA bundle is lent to every RUN step
 # (a proxy that inspects TLS needs it) and stays out of the image.
 ca=/etc/ssl/certs/ca-certificates.crt
-build() { # build DOCKERFILE IMAGE: the log in build/image/
+build() { # build DOCKERFILE IMAGE BASE: the log in build/image/
 	local start=$SECONDS log
 	log=build/image/$(basename "$1").log
-	echo "building $2 from $1 (base $base, commit $commit; log $log)"
+	echo "building $2 from $1 (base $3, commit $commit; log $log)"
 	buildah bud --isolation chroot --layers --force-rm --volume "$ca:$ca:ro" \
-		--build-arg BASE="$base" --build-arg DPRL_COMMIT="$commit" -f "$1" -t "$2" . >"$log" 2>&1 || { tail -40 "$log" >&2; echo "image.sh: building $2 failed (log $log)" >&2; exit 1; }
+		--build-arg BASE="$3" --build-arg DPRL_COMMIT="$commit" -f "$1" -t "$2" . >"$log" 2>&1 ||
+		{ tail -40 "$log" >&2; echo "image.sh: building $2 failed (log $log)" >&2; exit 1; }
 	echo "built $2 in $(elapsed "$start")"
 }
-build docker/Dockerfile "$lab_image"
-build docker/cmd.Dockerfile "$cmd_image"
+build docker/Dockerfile "$lab_image" "$base"
+# The command's build stage runs on the JupyterLab image: Go, the modules and the compiled dependencies are there.
+build docker/cmd.Dockerfile "$cmd_image" "$lab_image"
 for i in "$lab_image" "$cmd_image"; do buildah images --format '{{.Name}}:{{.Tag}}  {{.Size}}' "$i"; done

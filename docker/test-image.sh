@@ -85,15 +85,14 @@ figures = sum("image/png" in o.get("data", {}) for o in outs)
 unrun = [i for i, c in enumerate(code) if c.get("execution_count") is None]
 if errors or unrun or figures == 0:
     sys.exit(f"{sys.argv[1]}: {len(errors)} errors, {figures} figures, code cells not run: {unrun}")
-kernel = nb["metadata"]["kernelspec"]["name"]
-print(f"ok  {sys.argv[1]}: {len(code)} code cells run by kernel {kernel}, {figures} figures, no errors")
+print(f"ok  {sys.argv[1]}: {len(code)} code cells run, {figures} figures, no errors")
 EOF
 echo "    (notebook run in the image: $SECONDS s)"
 
-# JupyterLab: the image's command on a free loopback port (later options override the image's --ip/--port).
+# JupyterLab: the image's command with its --ip and --port replaced by a free loopback port.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 token=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
-cmd=$(config "$lab_image" 'c["Cmd"]')
+cmd=$(config "$lab_image" '[a for a in c["Cmd"] if not a.startswith(("--ip=", "--port="))]')
 run_in "$lab" -- bash -c '
 '"$cmd"' --ip=127.0.0.1 --port='"$port"' --IdentityProvider.token='"$token"' >/tmp/lab.log 2>&1 &
 pid=$!
@@ -134,11 +133,15 @@ echo "ok  dprl sweep plan $spec in the image prints what this checkout's dprl pr
 sed 's/^/    /' "$work/plan-image.txt"
 name=$(basename "$spec" .json)
 shards=$(sed -n 's/.* → \([0-9]*\) shards$/\1/p' "$work/plan-image.txt")
-for ((i = 0; i < shards; i++)); do
-	run_cmd sweep run "/specs/$name.json" --shard "$i" --out "/results/$name" >/dev/null
-done
-run_cmd sweep merge "/results/$name" >/dev/null
-"$dprl_here" sweep all "$spec" -o "$work/all.csv" >/dev/null
+[[ -n $shards ]] || fail "no shard count in the plan"
+log=$work/sweep.log
+{
+	for ((i = 0; i < shards; i++)); do
+		run_cmd sweep run "/specs/$name.json" --shard "$i" --out "/results/$name"
+	done
+	run_cmd sweep merge "/results/$name"
+	"$dprl_here" sweep all "$spec" -o "$work/all.csv"
+} >"$log" 2>&1 || { cat "$log" >&2; fail "the sweep in the image failed"; }
 cmp -s "$work/results/$name/merged.csv" "$work/all.csv" || fail "the image's merged $name differs from dprl sweep all here"
 owner=$(stat -c %u "$work/results/$name/merged.csv")
 [[ $owner != 0 ]] || fail "the command image wrote its results as root"
