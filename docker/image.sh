@@ -44,9 +44,13 @@ else
 	start=$SECONDS
 	work=$(mktemp -d)
 	ctr=
+	# debootstrap mounts /proc and /sys (in some containers /dev) inside the root filesystem and may leave them
+	# mounted when it fails: unmount whatever is below the work folder before deleting anything in it.
+	unmount_below() { findmnt -rn -o TARGET | grep "^$work/" | sort -r | xargs -r umount -l; }
 	cleanup() {
 		[[ -z $ctr ]] || buildah rm "$ctr" >/dev/null || true
-		rm -rf "$work"
+		unmount_below
+		rm -rf --one-file-system "$work"
 	}
 	trap cleanup EXIT
 	echo "debootstrap --variant=minbase --include=$packages $suite from $mirror"
@@ -56,7 +60,8 @@ else
 	release=$(cat "$work"/rootfs/var/lib/apt/lists/*_dists_${suite}_Release 2>/dev/null || true)
 	debian="Debian $(sed -n 's/^Version: //p' <<<"$release") ($suite, archive of $(sed -n 's/^Date: //p' <<<"$release"), $mirror)"
 	chroot "$work/rootfs" dpkg-query -W -f='${Package} ${Version}\n' >"$work/rootfs/etc/dprl-base-packages"
-	rm -rf "$work"/rootfs/var/cache/apt/archives/*.deb "$work"/rootfs/var/lib/apt/lists/* "$work"/rootfs/dev/*
+	unmount_below
+	rm -rf --one-file-system "$work"/rootfs/var/cache/apt/archives/*.deb "$work"/rootfs/var/lib/apt/lists/* "$work"/rootfs/dev/*
 	ctr=$(buildah from scratch)
 	cp -a "$work/rootfs/." "$(buildah mount "$ctr")/"
 	buildah umount "$ctr" >/dev/null

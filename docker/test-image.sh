@@ -39,12 +39,12 @@ trap cleanup EXIT
 rm -rf "$out"
 mkdir -p "$out"
 
-# config IMAGE EXPR: a field of the image's OCI config, as a shell-quoted list (python3 reads buildah's JSON).
+# config IMAGE EXPR: a field of the image's OCI config, a list one item a line (python3 reads buildah's JSON).
 config() {
 	buildah inspect --type image "$1" | python3 -c '
-import json, shlex, sys
+import json, sys
 v = eval(sys.argv[1], {}, {"c": json.load(sys.stdin)["OCIv1"]["config"]})
-print(shlex.join(v) if isinstance(v, list) else v)' "$2"
+print("\n".join(v) if isinstance(v, list) else v)' "$2"
 }
 start() { # start IMAGE: a working container from IMAGE, removed on exit
 	local c
@@ -89,34 +89,40 @@ print(f"ok  {sys.argv[1]}: {len(code)} code cells run, {figures} figures, no err
 EOF
 echo "    (notebook run in the image: $SECONDS s)"
 
-# JupyterLab: the image's command with its --ip and --port replaced by a free loopback port.
+# JupyterLab: the image's command with its --ip and --port replaced by a free loopback port. buildah's chroot
+# isolation shares this machine's network, so the check runs here; it ends by asking the server to shut down.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 token=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
-cmd=$(config "$lab_image" '[a for a in c["Cmd"] if not a.startswith(("--ip=", "--port="))]')
-run_in "$lab" -- bash -c '
-'"$cmd"' --ip=127.0.0.1 --port='"$port"' --IdentityProvider.token='"$token"' >/tmp/lab.log 2>&1 &
-pid=$!
-trap "kill $pid 2>/dev/null; wait $pid 2>/dev/null" EXIT
-build/venv/bin/python - '"$port $token"' <<EOF
+mapfile -t lab_cmd < <(config "$lab_image" '[a for a in c["Cmd"] if not a.startswith(("--ip=", "--port="))]')
+run_in "$lab" -- timeout 300 "${lab_cmd[@]}" --ip=127.0.0.1 --port="$port" --IdentityProvider.token="$token" \
+	>"$work/lab.log" 2>&1 &
+lab_pid=$!
+python3 - "$port" "$token" "$work/lab.log" <<'EOF'
 import json, sys, time, urllib.request
-port, token = sys.argv[1:]
-def get(path):
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Authorization": f"token {token}"})
-    return json.load(urllib.request.urlopen(req, timeout=5))
+port, token, log = sys.argv[1:]
+def call(path, method="GET"):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
+                                 headers={"Authorization": f"token {token}"})
+    body = urllib.request.urlopen(req, timeout=5).read()
+    return json.loads(body) if body else None
 start = time.time()
 while True:
     try:
-        status = get("/api/status")
+        status = call("/api/status")
         break
     except OSError as e:
-        if time.time() - start > 60:
-            sys.exit(f"JupyterLab did not answer on 127.0.0.1:{port} in 60 s: {e}\n" + open("/tmp/lab.log").read())
+        if time.time() - start > 120:
+            sys.exit(f"JupyterLab did not answer on 127.0.0.1:{port} in 120 s: {e}\n" + open(log).read())
         time.sleep(0.5)
-specs = get("/api/kernelspecs")["kernelspecs"]
-if "started" not in status or "gonb-dprl" not in specs:
-    sys.exit(f"/api/status {status}, kernel specs {sorted(specs)}")
-print(f"ok  JupyterLab up in {time.time() - start:.1f} s on 127.0.0.1:{port}: /api/status {status}; kernels {sorted(specs)}")
-EOF'
+try:
+    specs = call("/api/kernelspecs")["kernelspecs"]
+    if "started" not in status or "gonb-dprl" not in specs:
+        sys.exit(f"/api/status {status}, kernel specs {sorted(specs)}")
+    print(f"ok  JupyterLab up in {time.time() - start:.1f} s on 127.0.0.1:{port}: /api/status {status}; kernels {sorted(specs)}")
+finally:
+    call("/api/shutdown", "POST")
+EOF
+wait "$lab_pid" || fail "JupyterLab exited with status $? after /api/shutdown (log: $(tail -5 "$work/lab.log"))"
 
 echo "== $cmd_image ($(buildah images --format '{{.Size}}' "$cmd_image"))"
 entry=$(config "$cmd_image" 'c["Entrypoint"]')
@@ -125,7 +131,7 @@ dprl_here=$work/dprl-here
 go build -o "$dprl_here" ./dprl/cmd/dprl
 cmdc=$(start "$cmd_image")
 mkdir -m 0777 "$work/results"
-run_cmd() { run_in -v "$root/sweeps/specs:/specs:ro" -v "$work/results:/results" "$cmdc" -- $entry "$@"; }
+run_cmd() { run_in -v "$root/sweeps/specs:/specs:ro" -v "$work/results:/results" "$cmdc" -- "$entry" "$@"; }
 run_cmd sweep plan "/specs/$(basename "$spec")" >"$work/plan-image.txt"
 "$dprl_here" sweep plan "$spec" >"$work/plan-here.txt"
 cmp -s "$work/plan-image.txt" "$work/plan-here.txt" || { diff "$work/plan-here.txt" "$work/plan-image.txt" >&2; fail "sweep plan differs in the image"; }
