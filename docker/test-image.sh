@@ -46,16 +46,16 @@ import json, sys
 v = eval(sys.argv[1], {}, {"c": json.load(sys.stdin)["OCIv1"]["config"]})
 print("\n".join(v) if isinstance(v, list) else v)' "$2"
 }
-start() { # start IMAGE: a working container from IMAGE, removed on exit
+start() { # start VAR IMAGE: VAR names a new working container from IMAGE, removed on exit
 	local c
-	c=$(buildah from --pull-never "$1")
+	c=$(buildah from --pull-never "$2")
 	containers+=("$c")
-	echo "$c"
+	printf -v "$1" %s "$c"
 }
 run_in() { buildah run --isolation chroot "$@"; }
 
 echo "== $lab_image ($(buildah images --format '{{.Size}}' "$lab_image"))"
-lab=$(start "$lab_image")
+start lab "$lab_image"
 user=$(config "$lab_image" 'c.get("User", "")')
 uid=$(run_in "$lab" -- id -u)
 [[ -n $user && $uid != 0 ]] || fail "the image runs as uid $uid (User \"$user\"), want a non-root user"
@@ -129,7 +129,7 @@ entry=$(config "$cmd_image" 'c["Entrypoint"]')
 [[ $entry == dprl ]] || fail "entrypoint $entry, want dprl"
 dprl_here=$work/dprl-here
 go build -o "$dprl_here" ./dprl/cmd/dprl
-cmdc=$(start "$cmd_image")
+start cmdc "$cmd_image"
 mkdir -m 0777 "$work/results"
 run_cmd() { run_in -v "$root/sweeps/specs:/specs:ro" -v "$work/results:/results" "$cmdc" -- "$entry" "$@"; }
 run_cmd sweep plan "/specs/$(basename "$spec")" >"$work/plan-image.txt"
