@@ -46,7 +46,7 @@ else
 	ctr=
 	# debootstrap mounts /proc and /sys (in some containers /dev) inside the root filesystem and may leave them
 	# mounted when it fails: unmount whatever is below the work folder before deleting anything in it.
-	unmount_below() { findmnt -rn -o TARGET | grep "^$work/" | sort -r | xargs -r umount -l; }
+	unmount_below() { findmnt -rn -o TARGET | awk -v w="$work/" 'index($0, w) == 1' | sort -r | xargs -r umount -l; }
 	cleanup() {
 		[[ -z $ctr ]] || buildah rm "$ctr" >/dev/null || true
 		unmount_below
