@@ -124,7 +124,6 @@ slurm-up:
 slurm-down:
 	sweeps/slurm-local.sh down
 
-
 ## ---- container images (docker/README.md) ----
 .PHONY: image test-image
 
