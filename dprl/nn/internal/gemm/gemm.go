@@ -1,0 +1,351 @@
+package gemm
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// Float is the element type: float32 or float64.
+type Float interface{ float32 | float64 }
+
+// Mat is a row-major matrix operand: element (i, j) of the stored matrix is Data[i*Stride+j]. With T set
+// the product uses its transpose.
+type Mat[F Float] struct {
+	Data   []F
+	Stride int
+	T      bool
+}
+
+// kc is the depth block: the accumulator of every element restarts at each multiple of kc (see the
+// package documentation), so kc is part of the result's definition and does not change with the kernel.
+const kc = 256
+
+// mr is the rows of a micro-tile (every kernel's); nrMax the most columns a kernel takes.
+const (
+	mr    = 12
+	nrMax = 32
+)
+
+// kernelSet is a pair of micro-kernels (float64, float32) and their tile widths. A kernel sets (or adds
+// to) the MR × nr tile at c, stride ldc elements, the product of the packed panels a (kb × MR) and
+// b (kb × nr).
+type kernelSet struct {
+	name       string
+	nr64, nr32 int
+	k64, k32   func(kb int, a, b, c unsafe.Pointer, ldc int, add bool)
+}
+
+// goKernels is the portable set (kernelGo), with the AVX-512 tile widths.
+var goKernels = kernelSet{name: "go", nr64: 16, nr32: 32}
+
+// active is the kernel set Mul uses: the best available; tests switch it.
+var active = detected
+
+// Kernels names the micro-kernels in use: "avx512", "avx2" or "go".
+func Kernels() string { return active.name }
+
+// parallelFlops is the size (m·n·k) from which a product is split across workers.
+const parallelFlops = 1 << 18
+
+// Mul sets C (m × n, row-major with stride ldc) to op(A)·op(B), or adds it to C when add is set. op(A) is
+// m × k and op(B) k × n. It panics if a slice is too short for its shape (a programmer error).
+func Mul[F Float](m, n, k int, a, b Mat[F], c []F, ldc int, add bool) {
+	checkShape("A", a, m, k)
+	checkShape("B", b, k, n)
+	if m > 0 && n > 0 && (ldc < n || len(c) < (m-1)*ldc+n) {
+		panic(fmt.Sprintf("gemm: C of %d values with stride %d for %d × %d", len(c), ldc, m, n))
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		if !add {
+			for i := range m {
+				clear(c[i*ldc : i*ldc+n])
+			}
+		}
+		return
+	}
+	if m*n*k < 1<<12 {
+		mulDirect(m, n, k, a, b, c, ldc, add)
+		return
+	}
+	ks := active
+	nr := ks.nr64
+	if unsafe.Sizeof(F(0)) == 4 {
+		nr = ks.nr32
+	}
+	panels := (m + mr - 1) / mr
+	workers := 1
+	if m*n*k >= parallelFlops {
+		workers = min(runtime.GOMAXPROCS(0), panels)
+	}
+	bw := (n + nr - 1) / nr * nr
+	bp := getBuf[F](bw * kc)
+	defer putBuf(bp)
+	for p0 := 0; p0 < k; p0 += kc {
+		kb := min(kc, k-p0)
+		packB(bp, b, p0, kb, n, nr)
+		addBlock := add || p0 > 0
+		if workers == 1 {
+			rowBlock(ks, 0, m, p0, kb, n, nr, a, bp, c, ldc, addBlock)
+			continue
+		}
+		var wg sync.WaitGroup
+		for w := range workers {
+			lo, hi := w*panels/workers*mr, min((w+1)*panels/workers*mr, m)
+			wg.Go(func() { rowBlock(ks, lo, hi, p0, kb, n, nr, a, bp, c, ldc, addBlock) })
+		}
+		wg.Wait()
+	}
+}
+
+func checkShape[F Float](name string, x Mat[F], rows, cols int) {
+	r, cl := rows, cols
+	if x.T {
+		r, cl = cols, rows
+	}
+	if r == 0 || cl == 0 {
+		return
+	}
+	if x.Stride < cl || len(x.Data) < (r-1)*x.Stride+cl {
+		panic(fmt.Sprintf("gemm: %s of %d values with stride %d for a stored %d × %d", name, len(x.Data), x.Stride, r, cl))
+	}
+}
+
+// at is element (i, j) of op(x).
+func at[F Float](x Mat[F], i, j int) F {
+	if x.T {
+		return x.Data[j*x.Stride+i]
+	}
+	return x.Data[i*x.Stride+j]
+}
+
+// mcPanels is how many MR-row panels of A are packed at a time (96 rows × KC: within L2).
+const mcPanels = 8
+
+// rowBlock computes rows [lo, hi) of C for the depth block [p0, p0+kb), B already packed in bp.
+func rowBlock[F Float](ks kernelSet, lo, hi, p0, kb, n, nr int, a Mat[F], bp []F, c []F, ldc int, add bool) {
+	ap := getBuf[F](mcPanels * mr * kb)
+	defer putBuf(ap)
+	var tile [mr * nrMax]F
+	for i0 := lo; i0 < hi; i0 += mcPanels * mr {
+		i1 := min(i0+mcPanels*mr, hi)
+		packA(ap, a, i0, i1, p0, kb)
+		for j := 0; j < n; j += nr {
+			bpan := bp[j*kb : j*kb+nr*kb]
+			for i := i0; i < i1; i += mr {
+				apan := ap[(i-i0)*kb : (i-i0)*kb+mr*kb]
+				if i+mr <= i1 && j+nr <= n {
+					kernel(ks, kb, apan, bpan, c[i*ldc+j:], ldc, add)
+					continue
+				}
+				// An edge tile: into the scratch tile, then the valid part to C.
+				kernel(ks, kb, apan, bpan, tile[:], nr, false)
+				for r := range min(mr, i1-i) {
+					row := c[(i+r)*ldc+j : (i+r)*ldc+min(j+nr, n)]
+					t := tile[r*nr : r*nr+len(row)]
+					if add {
+						for q := range row {
+							row[q] += t[q]
+						}
+					} else {
+						copy(row, t)
+					}
+				}
+			}
+		}
+	}
+}
+
+// packA copies rows [i0, i1) and depth [p0, p0+kb) of op(A) into MR-row panels: panel t holds, for each depth
+// step p, the MR values op(A)[i0+t·MR+r, p0+p] (zeros past i1).
+func packA[F Float](dst []F, a Mat[F], i0, i1, p0, kb int) {
+	for t := 0; i0+t*mr < i1; t++ {
+		pan := dst[t*mr*kb : (t+1)*mr*kb]
+		rows := min(mr, i1-i0-t*mr)
+		for r := range mr {
+			i := i0 + t*mr + r
+			if r >= rows {
+				for p := range kb {
+					pan[p*mr+r] = 0
+				}
+				continue
+			}
+			if a.T {
+				for p := range kb {
+					pan[p*mr+r] = a.Data[(p0+p)*a.Stride+i]
+				}
+			} else {
+				src := a.Data[i*a.Stride+p0 : i*a.Stride+p0+kb]
+				for p, v := range src {
+					pan[p*mr+r] = v
+				}
+			}
+		}
+	}
+}
+
+// packB copies depth [p0, p0+kb) of op(B) (k × n) into NR-column panels: panel t holds, for each depth step
+// p, the NR values op(B)[p0+p, t·NR+j] (zeros past n).
+func packB[F Float](dst []F, b Mat[F], p0, kb, n, nr int) {
+	for j0 := 0; j0 < n; j0 += nr {
+		pan := dst[j0*kb : j0*kb+nr*kb]
+		cols := min(nr, n-j0)
+		if b.T {
+			for j := range nr {
+				if j >= cols {
+					for p := range kb {
+						pan[p*nr+j] = 0
+					}
+					continue
+				}
+				src := b.Data[(j0+j)*b.Stride+p0 : (j0+j)*b.Stride+p0+kb]
+				for p, v := range src {
+					pan[p*nr+j] = v
+				}
+			}
+			continue
+		}
+		for p := range kb {
+			row := pan[p*nr : (p+1)*nr]
+			copy(row, b.Data[(p0+p)*b.Stride+j0:(p0+p)*b.Stride+j0+cols])
+			clear(row[cols:])
+		}
+	}
+}
+
+// mulDirect is the product without the micro-kernel, for small shapes: op(B) copied row by row, then each
+// row of C accumulated a depth block at a time. The accumulation order is the kernel's (see the package
+// documentation), so the bits are the same.
+func mulDirect[F Float](m, n, k int, a, b Mat[F], c []F, ldc int, add bool) {
+	bt := getBuf[F](k*n + n)
+	defer putBuf(bt)
+	acc := bt[k*n:]
+	for p := range k {
+		for j := range n {
+			bt[p*n+j] = at(b, p, j)
+		}
+	}
+	for i := range m {
+		row := c[i*ldc : i*ldc+n]
+		for p0 := 0; p0 < k; p0 += kc {
+			clear(acc)
+			for p := p0; p < min(p0+kc, k); p++ {
+				fmaRow(acc, at(a, i, p), bt[p*n:(p+1)*n])
+			}
+			if add || p0 > 0 {
+				for j := range row {
+					row[j] += acc[j]
+				}
+			} else {
+				copy(row, acc)
+			}
+		}
+	}
+}
+
+// kernel multiplies an MR-row panel by an nr-column panel into a tile of C with the set's kernel (kernelGo
+// for the portable set). The tile must lie inside c.
+func kernel[F Float](ks kernelSet, kb int, a, b, c []F, ldc int, add bool) {
+	k := ks.k64
+	if unsafe.Sizeof(F(0)) == 4 {
+		k = ks.k32
+	}
+	if k == nil {
+		kernelGo(kb, a, b, c, ldc, add)
+		return
+	}
+	k(kb, unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0]), unsafe.Pointer(&c[0]), ldc, add)
+}
+
+// kernelGo is the portable micro-kernel: tile (MR × nr, stride ldc) of C = (or +=) the product of an MR-row
+// panel and an nr-column panel of depth kb.
+func kernelGo[F Float](kb int, a, b, c []F, ldc int, add bool) {
+	nr := len(b) / kb
+	var acc [mr * nrMax]F
+	for p := range kb {
+		ap, bp := a[p*mr:(p+1)*mr], b[p*nr:(p+1)*nr]
+		for r, av := range ap {
+			fmaRow(acc[r*nr:(r+1)*nr], av, bp)
+		}
+	}
+	for r := range mr {
+		row := c[r*ldc : r*ldc+nr]
+		if add {
+			for j := range row {
+				row[j] += acc[r*nr+j]
+			}
+		} else {
+			copy(row, acc[r*nr:(r+1)*nr])
+		}
+	}
+}
+
+// fmaRow sets acc[j] = x·b[j] + acc[j] rounded once, for every j.
+func fmaRow[F Float](acc []F, x F, b []F) {
+	switch acc := any(acc).(type) {
+	case []float64:
+		b := any(b).([]float64)[:len(acc)]
+		for j, v := range b {
+			acc[j] = math.FMA(float64(x), v, acc[j])
+		}
+	case []float32:
+		b := any(b).([]float32)[:len(acc)]
+		for j, v := range b {
+			acc[j] = fma32(float32(x), v, acc[j])
+		}
+	}
+}
+
+// fma is x·y + z rounded once, in F.
+func fma[F Float](x, y, z F) F {
+	switch x := any(x).(type) {
+	case float64:
+		return F(math.FMA(x, float64(y), float64(z)))
+	case float32:
+		return F(fma32(x, float32(y), float32(z)))
+	}
+	panic("unreachable")
+}
+
+// fma32 is the float32 fused multiply-add, exactly rounded: the product of two float32 values is exact in
+// float64; the sum is rounded to float64 with round-to-odd (from the exact error of the rounded-to-nearest
+// sum), and a round-to-odd value with at least two more bits than float32 rounds to float32 exactly as the
+// exact sum would.
+func fma32(x, y, z float32) float32 {
+	p, w := float64(x)*float64(y), float64(z)
+	s := p + w
+	if math.IsInf(s, 0) || math.IsNaN(s) {
+		return float32(s)
+	}
+	bb := s - p
+	e := (p - (s - bb)) + (w - bb) // s + e = p + w exactly
+	if bits := math.Float64bits(s); e != 0 && bits&1 == 0 {
+		if (e > 0) == (s > 0) {
+			bits++
+		} else {
+			bits--
+		}
+		s = math.Float64frombits(bits)
+	}
+	return float32(s)
+}
+
+var pools [2]sync.Pool // by element size: [0] float32, [1] float64
+
+func getBuf[F Float](n int) []F {
+	i := int(unsafe.Sizeof(F(0)) / 8)
+	if v, ok := pools[i].Get().(*[]F); ok && cap(*v) >= n {
+		return (*v)[:n]
+	}
+	return make([]F, n)
+}
+
+func putBuf[F Float](b []F) {
+	i := int(unsafe.Sizeof(F(0)) / 8)
+	pools[i].Put(&b)
+}

@@ -1,0 +1,66 @@
+//go:build !purego
+
+package gemm
+
+import "unsafe"
+
+//go:generate go run asm_gen.go
+
+// detected is the best kernel set the processor and operating system support.
+var detected = detect()
+
+func detect() kernelSet {
+	_, _, ecx1, _ := cpuid(1, 0)
+	if ecx1&(1<<27) == 0 || ecx1&(1<<12) == 0 { // OSXSAVE, FMA
+		return goKernels
+	}
+	_, ebx7, _, _ := cpuid(7, 0)
+	xcr0, _ := xgetbv()
+	switch {
+	case ebx7&(1<<16) != 0 && xcr0&0xe6 == 0xe6: // AVX512F; XMM, YMM, opmask, ZMM state enabled
+		return avx512Kernels
+	case ebx7&(1<<5) != 0 && xcr0&0x6 == 0x6: // AVX2; XMM, YMM state enabled
+		return avx2Kernels
+	}
+	return goKernels
+}
+
+var (
+	avx512Kernels = kernelSet{"avx512", 16, 32, kernel64, kernel32}
+	avx2Kernels   = kernelSet{"avx2", 4, 8, kernel64avx2, kernel32avx2}
+)
+
+// available lists the kernel sets this processor can run, best first.
+func available() []kernelSet {
+	switch detected.name {
+	case "avx512":
+		return []kernelSet{avx512Kernels, avx2Kernels, goKernels}
+	case "avx2":
+		return []kernelSet{avx2Kernels, goKernels}
+	}
+	return []kernelSet{goKernels}
+}
+
+func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+func xgetbv() (eax, edx uint32)
+
+// kernel64 is the 12 × 16 float64 AVX-512 micro-kernel: c (12 rows of 16, stride ldc elements) = (or +=)
+// the product of the packed panels a (kb × 12) and b (kb × 16).
+//
+//go:noescape
+func kernel64(kb int, a, b, c unsafe.Pointer, ldc int, add bool)
+
+// kernel32 is the 12 × 32 float32 AVX-512 micro-kernel.
+//
+//go:noescape
+func kernel32(kb int, a, b, c unsafe.Pointer, ldc int, add bool)
+
+// kernel64avx2 is the 12 × 4 float64 AVX2 micro-kernel.
+//
+//go:noescape
+func kernel64avx2(kb int, a, b, c unsafe.Pointer, ldc int, add bool)
+
+// kernel32avx2 is the 12 × 8 float32 AVX2 micro-kernel.
+//
+//go:noescape
+func kernel32avx2(kb int, a, b, c unsafe.Pointer, ldc int, add bool)

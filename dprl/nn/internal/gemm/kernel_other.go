@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package gemm
+
+var detected = goKernels
+
+func available() []kernelSet { return []kernelSet{goKernels} }
