@@ -5,8 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"github.com/dprl-project/dprl/dprl/nn/internal/gemm"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -28,16 +27,32 @@ func (a Activation) String() string {
 	return fmt.Sprintf("Activation(%d)", int(a))
 }
 
-// MLP is a fully connected network Sizes[0] → … → Sizes[L] with Act after every hidden layer. W[l] is
-// Sizes[l+1] × Sizes[l] row-major, B[l] has Sizes[l+1] entries.
-type MLP struct {
+// Float is a network's element type: float64 (MLP) or float32 (MLP32).
+type Float = gemm.Float
+
+// Network is a fully connected network Sizes[0] → … → Sizes[L] with Act after every hidden layer, in
+// precision F. W[l] is Sizes[l+1] × Sizes[l] row-major, B[l] has Sizes[l+1] entries.
+type Network[F Float] struct {
 	Sizes []int
 	Act   Activation
-	W, B  [][]float64
+	W, B  [][]F
 }
+
+// MLP is a float64 network.
+type MLP = Network[float64]
+
+// MLP32 is a float32 network: half the memory traffic and twice the vector width of MLP, with float32
+// rounding in every product.
+type MLP32 = Network[float32]
 
 // NewMLP initialises like PyTorch's nn.Linear: weights and biases uniform in ±1/√fan_in.
 func NewMLP(sizes []int, act Activation, src rand.Source) (*MLP, error) {
+	return NewNetwork[float64](sizes, act, src)
+}
+
+// NewNetwork is NewMLP in precision F; a float32 network is the float64 one of the same source rounded to
+// float32.
+func NewNetwork[F Float](sizes []int, act Activation, src rand.Source) (*Network[F], error) {
 	if len(sizes) < 2 {
 		return nil, check.AtLeast("len(sizes)", len(sizes), 2)
 	}
@@ -53,16 +68,16 @@ func NewMLP(sizes []int, act Activation, src rand.Source) (*MLP, error) {
 		return nil, check.Missing("src", "a non-nil rand.Source")
 	}
 	rng := rand.New(src)
-	m := &MLP{Sizes: append([]int(nil), sizes...), Act: act}
+	m := &Network[F]{Sizes: append([]int(nil), sizes...), Act: act}
 	for l := range len(sizes) - 1 {
 		in, out := sizes[l], sizes[l+1]
 		bound := 1 / math.Sqrt(float64(in))
-		w, b := make([]float64, out*in), make([]float64, out)
+		w, b := make([]F, out*in), make([]F, out)
 		for i := range w {
-			w[i] = bound * (2*rng.Float64() - 1)
+			w[i] = F(bound * (2*rng.Float64() - 1))
 		}
 		for i := range b {
-			b[i] = bound * (2*rng.Float64() - 1)
+			b[i] = F(bound * (2*rng.Float64() - 1))
 		}
 		m.W, m.B = append(m.W, w), append(m.B, b)
 	}
@@ -70,10 +85,10 @@ func NewMLP(sizes []int, act Activation, src rand.Source) (*MLP, error) {
 }
 
 // Layers is the number of weight layers.
-func (m *MLP) Layers() int { return len(m.W) }
+func (m *Network[F]) Layers() int { return len(m.W) }
 
 // NumParams is the number of weights and biases.
-func (m *MLP) NumParams() int {
+func (m *Network[F]) NumParams() int {
 	n := 0
 	for l := range m.W {
 		n += len(m.W[l]) + len(m.B[l])
@@ -82,17 +97,17 @@ func (m *MLP) NumParams() int {
 }
 
 // Clone returns a deep copy (a target network).
-func (m *MLP) Clone() *MLP {
-	c := &MLP{Sizes: append([]int(nil), m.Sizes...), Act: m.Act}
+func (m *Network[F]) Clone() *Network[F] {
+	c := &Network[F]{Sizes: append([]int(nil), m.Sizes...), Act: m.Act}
 	for l := range m.W {
-		c.W = append(c.W, append([]float64(nil), m.W[l]...))
-		c.B = append(c.B, append([]float64(nil), m.B[l]...))
+		c.W = append(c.W, append([]F(nil), m.W[l]...))
+		c.B = append(c.B, append([]F(nil), m.B[l]...))
 	}
 	return c
 }
 
 // CopyFrom overwrites m's parameters with o's (same architecture): the hard target-network update.
-func (m *MLP) CopyFrom(o *MLP) {
+func (m *Network[F]) CopyFrom(o *Network[F]) {
 	for l := range m.W {
 		copy(m.W[l], o.W[l])
 		copy(m.B[l], o.B[l])
@@ -101,11 +116,15 @@ func (m *MLP) CopyFrom(o *MLP) {
 
 // Lipschitz bounds the network's ℓ2 Lipschitz constant by the product of its weight matrices' spectral norms
 // (ReLU and tanh are 1-Lipschitz).
-func (m *MLP) Lipschitz() float64 {
+func (m *Network[F]) Lipschitz() float64 {
 	L := 1.0
 	for l, w := range m.W {
 		var svd mat.SVD
-		if !svd.Factorize(mat.NewDense(m.Sizes[l+1], m.Sizes[l], w), mat.SVDNone) {
+		w64 := make([]float64, len(w))
+		for i, v := range w {
+			w64[i] = float64(v)
+		}
+		if !svd.Factorize(mat.NewDense(m.Sizes[l+1], m.Sizes[l], w64), mat.SVDNone) {
 			return math.Inf(1)
 		}
 		L *= svd.Values(nil)[0] // the spectral norm (mat.Norm(·, 2) would be Frobenius)
@@ -113,61 +132,64 @@ func (m *MLP) Lipschitz() float64 {
 	return L
 }
 
-func (m *MLP) activate(z []float64) {
+func (m *Network[F]) activate(z []F) {
 	switch m.Act {
 	case Tanh:
 		for i, v := range z {
-			z[i] = math.Tanh(v)
+			z[i] = F(math.Tanh(float64(v)))
 		}
 	default:
 		for i, v := range z {
-			if v < 0 {
-				z[i] = 0
-			}
+			z[i] = max(v, 0) // no branch (the signs are random)
 		}
 	}
 }
 
 // Forward evaluates one input into out (allocated if nil) and returns it.
-func (m *MLP) Forward(x, out []float64) []float64 {
+func (m *Network[F]) Forward(x, out []F) []F {
 	ws := NewWorkspace(m, 1)
 	y := ws.Forward(m, x)
 	if out == nil {
-		out = make([]float64, len(y))
+		out = make([]F, len(y))
 	}
 	copy(out, y)
 	return out
 }
 
-// Workspace holds a batch's activations and backpropagated errors. It is tied to one architecture and a
-// maximum batch size; a Workspace is not safe for concurrent use.
-type Workspace struct {
+// WorkspaceOf holds a batch's activations and backpropagated errors in precision F. It is tied to one
+// architecture and a maximum batch size; a WorkspaceOf is not safe for concurrent use.
+type WorkspaceOf[F Float] struct {
 	batch int
-	n     int         // rows in use
-	acts  [][]float64 // acts[0] = input, acts[l+1] = layer l's output (after the activation for hidden layers)
-	delta [][]float64 // delta[l] = ∂loss/∂(pre-activation of layer l), batch × Sizes[l+1]
-	scale []float64   // per-example clipping factors
+	n     int   // rows in use
+	acts  [][]F // acts[0] = input, acts[l+1] = layer l's output (after the activation for hidden layers)
+	delta [][]F // delta[l] = ∂loss/∂(pre-activation of layer l), batch × Sizes[l+1]
+	scale []F   // per-example clipping factors
+	noise []float64
 }
 
+// Workspace is the float64 WorkspaceOf.
+type Workspace = WorkspaceOf[float64]
+
 // NewWorkspace allocates buffers for batches of up to maxBatch inputs.
-func NewWorkspace(m *MLP, maxBatch int) *Workspace {
-	ws := &Workspace{batch: maxBatch, scale: make([]float64, maxBatch)}
+func NewWorkspace[F Float](m *Network[F], maxBatch int) *WorkspaceOf[F] {
+	ws := &WorkspaceOf[F]{batch: maxBatch, scale: make([]F, maxBatch)}
 	for _, s := range m.Sizes {
-		ws.acts = append(ws.acts, make([]float64, maxBatch*s))
+		ws.acts = append(ws.acts, make([]F, maxBatch*s))
 	}
 	for _, s := range m.Sizes[1:] {
-		ws.delta = append(ws.delta, make([]float64, maxBatch*s))
+		ws.delta = append(ws.delta, make([]F, maxBatch*s))
 	}
 	return ws
 }
 
-func general(rows, cols int, data []float64) blas64.General {
-	return blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: data[:rows*cols]}
+// matOf is a row-major operand of a product (transposed when t).
+func matOf[F Float](data []F, stride int, t bool) gemm.Mat[F] {
+	return gemm.Mat[F]{Data: data, Stride: stride, T: t}
 }
 
 // Forward evaluates a batch: x holds n = len(x)/Sizes[0] inputs row by row. It returns the n × Sizes[L]
 // outputs (a view into the workspace, valid until the next call).
-func (ws *Workspace) Forward(m *MLP, x []float64) []float64 {
+func (ws *WorkspaceOf[F]) Forward(m *Network[F], x []F) []F {
 	in := m.Sizes[0]
 	n := len(x) / in
 	if n*in != len(x) || n > ws.batch || n == 0 {
@@ -177,11 +199,12 @@ func (ws *Workspace) Forward(m *MLP, x []float64) []float64 {
 	copy(ws.acts[0], x)
 	for l := range m.W {
 		a, z := ws.acts[l], ws.acts[l+1]
-		out := m.Sizes[l+1]
+		in, out := m.Sizes[l], m.Sizes[l+1]
 		for i := range n {
 			copy(z[i*out:(i+1)*out], m.B[l])
 		}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, general(n, m.Sizes[l], a), general(out, m.Sizes[l], m.W[l]), 1, general(n, out, z))
+		// Z = A·Wᵀ + bias
+		gemm.Mul(n, out, in, matOf(a, in, false), matOf(m.W[l], in, true), z, out, true)
 		if l < len(m.W)-1 {
 			m.activate(z[:n*out])
 		}
@@ -191,13 +214,14 @@ func (ws *Workspace) Forward(m *MLP, x []float64) []float64 {
 
 // Backward propagates dOut = ∂loss/∂output (n × Sizes[L], for the batch of the last Forward) to every
 // layer's pre-activation error. Gradients are then formed by Gradient, per-example norms by ExampleNormsSq.
-func (ws *Workspace) Backward(m *MLP, dOut []float64) {
+func (ws *WorkspaceOf[F]) Backward(m *Network[F], dOut []F) {
 	n, L := ws.n, len(m.W)
 	copy(ws.delta[L-1], dOut[:n*m.Sizes[L]])
 	for l := L - 1; l > 0; l-- {
 		in, out := m.Sizes[l], m.Sizes[l+1]
 		d := ws.delta[l-1][:n*in]
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, general(n, out, ws.delta[l]), general(out, in, m.W[l]), 0, general(n, in, d))
+		// D_{l−1} = D_l·W_l, then times the activation's derivative
+		gemm.Mul(n, in, out, matOf(ws.delta[l], out, false), matOf(m.W[l], in, false), d, in, false)
 		a := ws.acts[l][:n*in] // this layer's activated output
 		switch m.Act {
 		case Tanh:
@@ -205,18 +229,34 @@ func (ws *Workspace) Backward(m *MLP, dOut []float64) {
 				d[i] *= 1 - v*v
 			}
 		default:
-			for i, v := range a {
-				if v <= 0 {
-					d[i] = 0
-				}
-			}
+			reluMask(d, a)
+		}
+	}
+}
+
+// reluMask zeroes d[i] where a[i] = +0, for a the output of max(·, 0) (never negative): ReLU's derivative,
+// with bit operations instead of a branch (the signs are random, so a branch mispredicts half the time).
+func reluMask[F Float](d, a []F) {
+	switch d := any(d).(type) {
+	case []float64:
+		a := any(a).([]float64)[:len(d)]
+		for i, v := range a {
+			b := math.Float64bits(v)
+			d[i] = math.Float64frombits(math.Float64bits(d[i]) & uint64(-int64(b)>>63))
+		}
+	case []float32:
+		a := any(a).([]float32)[:len(d)]
+		for i, v := range a {
+			b := math.Float32bits(v)
+			d[i] = math.Float32frombits(math.Float32bits(d[i]) & uint32(-int32(b)>>31))
 		}
 	}
 }
 
 // ExampleNormsSq writes each example's squared gradient norm (over all parameters) into dst: for layer l,
-// ‖δ_i‖²·(‖a_i‖² + 1), the weight gradient δ_i a_iᵀ's Frobenius norm squared plus the bias's.
-func (ws *Workspace) ExampleNormsSq(m *MLP, dst []float64) []float64 {
+// ‖δ_i‖²·(‖a_i‖² + 1), the weight gradient δ_i a_iᵀ's Frobenius norm squared plus the bias's. The sums are
+// in float64 whatever F.
+func (ws *WorkspaceOf[F]) ExampleNormsSq(m *Network[F], dst []float64) []float64 {
 	if dst == nil {
 		dst = make([]float64, ws.n)
 	}
@@ -224,23 +264,25 @@ func (ws *Workspace) ExampleNormsSq(m *MLP, dst []float64) []float64 {
 	for l := range m.W {
 		in, out := m.Sizes[l], m.Sizes[l+1]
 		for i := range ws.n {
-			var dd, aa float64
-			for _, v := range ws.delta[l][i*out : (i+1)*out] {
-				dd += v * v
-			}
-			for _, v := range ws.acts[l][i*in : (i+1)*in] {
-				aa += v * v
-			}
-			dst[i] += dd * (aa + 1)
+			dst[i] += sumSq(ws.delta[l][i*out:(i+1)*out]) * (sumSq(ws.acts[l][i*in:(i+1)*in]) + 1)
 		}
 	}
 	return dst[:ws.n]
 }
 
+// sumSq is Σ v_i² in float64.
+func sumSq[F Float](v []F) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return s
+}
+
 // Gradient sets g to Σ_i scale_i·∇ℓ_i (scale nil: all 1) for the batch of the last Backward: one matrix
 // product per layer whatever the scales, which is how clipped DP-SGD costs no more than plain SGD. With
 // scales it rescales the stored errors, so call ExampleNormsSq first.
-func (ws *Workspace) Gradient(m *MLP, scale []float64, g *Grads) {
+func (ws *WorkspaceOf[F]) Gradient(m *Network[F], scale []F, g *GradsOf[F]) {
 	n := ws.n
 	for l := range m.W {
 		in, out := m.Sizes[l], m.Sizes[l+1]
@@ -252,7 +294,8 @@ func (ws *Workspace) Gradient(m *MLP, scale []float64, g *Grads) {
 				}
 			}
 		}
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, general(n, out, d), general(n, in, ws.acts[l]), 0, general(out, in, g.W[l]))
+		// G_W = Dᵀ·A, G_B = column sums of D
+		gemm.Mul(out, in, n, matOf(d, out, true), matOf(ws.acts[l], in, false), g.W[l], in, false)
 		clear(g.B[l])
 		for i := range n {
 			for j, v := range d[i*out : (i+1)*out] {
@@ -262,21 +305,24 @@ func (ws *Workspace) Gradient(m *MLP, scale []float64, g *Grads) {
 	}
 }
 
-// Grads has the shapes of an MLP's parameters.
-type Grads struct{ W, B [][]float64 }
+// GradsOf has the shapes of a network's parameters.
+type GradsOf[F Float] struct{ W, B [][]F }
+
+// Grads is the float64 GradsOf.
+type Grads = GradsOf[float64]
 
 // NewGrads allocates zero gradients for m.
-func NewGrads(m *MLP) *Grads {
-	g := &Grads{}
+func NewGrads[F Float](m *Network[F]) *GradsOf[F] {
+	g := &GradsOf[F]{}
 	for l := range m.W {
-		g.W = append(g.W, make([]float64, len(m.W[l])))
-		g.B = append(g.B, make([]float64, len(m.B[l])))
+		g.W = append(g.W, make([]F, len(m.W[l])))
+		g.B = append(g.B, make([]F, len(m.B[l])))
 	}
 	return g
 }
 
 // Each calls fn on every parameter block of g (weights then biases, layer by layer).
-func (g *Grads) Each(fn func(block []float64)) {
+func (g *GradsOf[F]) Each(fn func(block []F)) {
 	for l := range g.W {
 		fn(g.W[l])
 		fn(g.B[l])
@@ -284,21 +330,17 @@ func (g *Grads) Each(fn func(block []float64)) {
 }
 
 // Scale multiplies every entry by c.
-func (g *Grads) Scale(c float64) {
-	g.Each(func(b []float64) {
+func (g *GradsOf[F]) Scale(c F) {
+	g.Each(func(b []F) {
 		for i := range b {
 			b[i] *= c
 		}
 	})
 }
 
-// Norm is the ℓ2 norm over all entries.
-func (g *Grads) Norm() float64 {
+// Norm is the ℓ2 norm over all entries (summed in float64).
+func (g *GradsOf[F]) Norm() float64 {
 	s := 0.0
-	g.Each(func(b []float64) {
-		for _, v := range b {
-			s += v * v
-		}
-	})
+	g.Each(func(b []F) { s += sumSq(b) })
 	return math.Sqrt(s)
 }

@@ -55,14 +55,17 @@ type Optimizer interface {
 // SGD is θ ← θ − LR·g.
 type SGD struct{ LR float64 }
 
-func (o *SGD) Step(m *MLP, g *Grads) {
+func (o *SGD) Step(m *MLP, g *Grads) { SGDStep(o.LR, m, g) }
+
+// SGDStep is θ ← θ − lr·g in any precision (SGD.Step for float64 networks).
+func SGDStep[F Float](lr float64, m *Network[F], g *GradsOf[F]) {
 	for l := range m.W {
-		axpy(-o.LR, g.W[l], m.W[l])
-		axpy(-o.LR, g.B[l], m.B[l])
+		axpy(F(-lr), g.W[l], m.W[l])
+		axpy(F(-lr), g.B[l], m.B[l])
 	}
 }
 
-func axpy(a float64, x, y []float64) {
+func axpy[F Float](a F, x, y []F) {
 	for i, v := range x {
 		y[i] += a * v
 	}
@@ -140,25 +143,25 @@ func (o *Adam) Step(net *MLP, g *Grads) {
 }
 
 // ClampElements clamps every gradient entry to [−c, c] (the DQN tutorial's clamp_(−1, 1)).
-func (g *Grads) ClampElements(c float64) {
-	g.Each(func(b []float64) {
+func (g *GradsOf[F]) ClampElements(c F) {
+	g.Each(func(b []F) {
 		for i, v := range b {
-			b[i] = math.Max(-c, math.Min(c, v))
+			b[i] = max(-c, min(c, v))
 		}
 	})
 }
 
 // SelectedLoss fills dOut for a batch whose loss touches one output per example (Q(s, a) against a target):
 // dOut[i, actions[i]] = Deriv(pred, targets[i]) (other entries 0), and returns the mean loss. outputs is the
-// n × k output of Forward.
-func SelectedLoss(loss Loss, outputs []float64, k int, actions []int, targets, dOut []float64) float64 {
+// n × k output of Forward. The loss is evaluated in float64 whatever F.
+func SelectedLoss[F Float](loss Loss, outputs []F, k int, actions []int, targets, dOut []F) float64 {
 	n := len(actions)
 	clear(dOut[:n*k])
 	total := 0.0
 	for i, a := range actions {
-		p := outputs[i*k+a]
-		total += loss.Value(p, targets[i])
-		dOut[i*k+a] = loss.Deriv(p, targets[i])
+		p, t := float64(outputs[i*k+a]), float64(targets[i])
+		total += loss.Value(p, t)
+		dOut[i*k+a] = F(loss.Deriv(p, t))
 	}
 	return total / float64(n)
 }
@@ -169,22 +172,35 @@ func SelectedLoss(loss Loss, outputs []float64, k int, actions []int, targets, d
 // of the clipped sum, layer by layer (W then B of each layer, in order), and the result is divided by the
 // batch size. norms is scratch of at least the batch size (nil: allocated); it returns the unclipped
 // per-example norms in it, and how many examples were dropped. Clip and NoiseMultiplier were checked by
-// mechanisms.NewDPSGD, whose errors name them; a nil dp is an error, leaving g unchanged.
+// mechanisms.NewDPSGD, whose errors name them; a nil dp is an error, leaving g unchanged. In float32 the
+// noise is drawn in float64 and added with float32 rounding, and each clip factor is rounded toward zero.
 //
 // An example whose gradient has a NaN or infinite entry, or whose norm exceeds the largest float64, is
 // dropped (its clip factor is 0): it contributes zero to the sum (so the sum's sensitivity is still Clip),
 // its norm is reported as NaN and it is counted in dropped. Norms of large finite gradients are computed
 // without overflow.
-func (ws *Workspace) PrivateGradient(m *MLP, dp *mechanisms.DPSGD, g *Grads, norms []float64) (out []float64, dropped int, err error) {
+func (ws *WorkspaceOf[F]) PrivateGradient(m *Network[F], dp *mechanisms.DPSGD, g *GradsOf[F], norms []float64) (out []float64, dropped int, err error) {
 	if dp == nil {
 		return norms, 0, check.Missing("dp", "a *mechanisms.DPSGD (mechanisms.NewDPSGD)")
 	}
 	norms, dropped = ws.clip(m, dp.ClipFactor, g, norms)
 	inv := 1 / float64(ws.n)
-	g.Each(func(b []float64) {
-		dp.AddNoise(b)
+	g.Each(func(b []F) {
+		if b64, ok := any(b).([]float64); ok {
+			dp.AddNoise(b64)
+			for i := range b64 {
+				b64[i] *= inv
+			}
+			return
+		}
+		if cap(ws.noise) < len(b) {
+			ws.noise = make([]float64, len(b))
+		}
+		z := ws.noise[:len(b)]
+		clear(z)
+		dp.AddNoise(z)
 		for i := range b {
-			b[i] *= inv
+			b[i] = F((float64(b[i]) + z[i]) * inv)
 		}
 	})
 	return norms, dropped, nil
@@ -193,18 +209,18 @@ func (ws *Workspace) PrivateGradient(m *MLP, dp *mechanisms.DPSGD, g *Grads, nor
 // ClippedGradient is PrivateGradient without noise — not private: it sets g to the mean of the per-example
 // gradients clipped to norm clip (in (0, ∞]; mechanisms.ClipFactor, dropped examples as in PrivateGradient)
 // for audits, tests and non-private baselines.
-func (ws *Workspace) ClippedGradient(m *MLP, clip float64, g *Grads, norms []float64) (out []float64, dropped int, err error) {
+func (ws *WorkspaceOf[F]) ClippedGradient(m *Network[F], clip float64, g *GradsOf[F], norms []float64) (out []float64, dropped int, err error) {
 	if err := check.In("clip", clip, param.Interval{Lo: 0, Hi: math.Inf(1), HiClosed: true}); err != nil {
 		return norms, 0, err
 	}
 	norms, dropped = ws.clip(m, func(norm float64) float64 { return mechanisms.ClipFactor(norm, clip) }, g, norms)
-	g.Scale(1 / float64(ws.n))
+	g.Scale(1 / F(ws.n))
 	return norms, dropped, nil
 }
 
 // clip sets g to the sum of the per-example gradients scaled by factor(norm) and returns the norms and the
 // number dropped: the examples whose norm is NaN or +Inf (factor 0), their norms reported as NaN.
-func (ws *Workspace) clip(m *MLP, factor func(norm float64) float64, g *Grads, norms []float64) ([]float64, int) {
+func (ws *WorkspaceOf[F]) clip(m *Network[F], factor func(norm float64) float64, g *GradsOf[F], norms []float64) ([]float64, int) {
 	norms = ws.ExampleNormsSq(m, norms)
 	scale := ws.scale[:len(norms)]
 	dropped := 0
@@ -213,7 +229,7 @@ func (ws *Workspace) clip(m *MLP, factor func(norm float64) float64, g *Grads, n
 		if math.IsInf(s, 1) || math.IsNaN(s) {
 			norms[i] = ws.exampleNorm(m, i) // overflowed or non-finite: recompute with scaling
 		}
-		scale[i] = factor(norms[i])
+		scale[i] = towardZero[F](factor(norms[i]))
 		if math.IsNaN(norms[i]) || math.IsInf(norms[i], 1) {
 			// dropped (factor 0): zero its stored data too, since 0·Inf in Gradient would be NaN
 			norms[i] = math.NaN()
@@ -227,7 +243,7 @@ func (ws *Workspace) clip(m *MLP, factor func(norm float64) float64, g *Grads, n
 
 // exampleNorm is example i's gradient norm √Σ_l ‖δ_l‖²(‖a_l‖² + 1) computed without overflow: NaN if an
 // entry is not finite, +Inf if the norm itself exceeds the largest float64.
-func (ws *Workspace) exampleNorm(m *MLP, i int) float64 {
+func (ws *WorkspaceOf[F]) exampleNorm(m *Network[F], i int) float64 {
 	total := 0.0
 	for l := range m.W {
 		in, out := m.Sizes[l], m.Sizes[l+1]
@@ -242,10 +258,10 @@ func (ws *Workspace) exampleNorm(m *MLP, i int) float64 {
 }
 
 // robustNorm is ‖v‖ scaled by max|v_i| (no overflow in the squares); NaN if an entry is NaN or infinite.
-func robustNorm(v []float64) float64 {
+func robustNorm[F Float](v []F) float64 {
 	mx := 0.0
 	for _, x := range v {
-		a := math.Abs(x)
+		a := math.Abs(float64(x))
 		if !(a <= math.MaxFloat64) {
 			return math.NaN()
 		}
@@ -256,14 +272,23 @@ func robustNorm(v []float64) float64 {
 	}
 	s := 0.0
 	for _, x := range v {
-		s += (x / mx) * (x / mx)
+		s += (float64(x) / mx) * (float64(x) / mx)
 	}
 	return mx * math.Sqrt(s)
 }
 
+// towardZero is x in F, rounded toward zero (a clip factor never grows by rounding).
+func towardZero[F Float](x float64) F {
+	f := F(x)
+	if math.Abs(float64(f)) > math.Abs(x) {
+		f = F(math.Nextafter32(float32(f), 0))
+	}
+	return f
+}
+
 // dropExample zeroes example i's stored errors and activations so that it contributes exactly zero to
 // Gradient (0·Inf would be NaN).
-func (ws *Workspace) dropExample(m *MLP, i int) {
+func (ws *WorkspaceOf[F]) dropExample(m *Network[F], i int) {
 	for l := range m.W {
 		in, out := m.Sizes[l], m.Sizes[l+1]
 		clear(ws.delta[l][i*out : (i+1)*out])

@@ -162,52 +162,61 @@ func rowBlock[F Float](ks kernelSet, lo, hi, p0, kb, n, nr int, a Mat[F], bp []F
 }
 
 // packA copies rows [i0, i1) and depth [p0, p0+kb) of op(A) into MR-row panels: panel t holds, for each depth
-// step p, the MR values op(A)[i0+t·MR+r, p0+p] (zeros past i1).
+// step p, the MR values op(A)[i0+t·MR+r, p0+p] (zeros past i1). The writes are sequential.
 func packA[F Float](dst []F, a Mat[F], i0, i1, p0, kb int) {
 	for t := 0; i0+t*mr < i1; t++ {
 		pan := dst[t*mr*kb : (t+1)*mr*kb]
 		rows := min(mr, i1-i0-t*mr)
-		for r := range mr {
-			i := i0 + t*mr + r
-			if r >= rows {
-				for p := range kb {
-					pan[p*mr+r] = 0
-				}
-				continue
+		base := i0 + t*mr
+		if a.T { // op(A)[i, p] = Data[p·Stride + i]: each depth step is a contiguous run of rows
+			for p := range kb {
+				d := pan[p*mr : (p+1)*mr]
+				copy(d, a.Data[(p0+p)*a.Stride+base:(p0+p)*a.Stride+base+rows])
+				clear(d[rows:])
 			}
-			if a.T {
-				for p := range kb {
-					pan[p*mr+r] = a.Data[(p0+p)*a.Stride+i]
-				}
-			} else {
-				src := a.Data[i*a.Stride+p0 : i*a.Stride+p0+kb]
-				for p, v := range src {
-					pan[p*mr+r] = v
-				}
-			}
+			continue
 		}
+		var src [mr][]F
+		for r := range rows {
+			src[r] = a.Data[(base+r)*a.Stride+p0 : (base+r)*a.Stride+p0+kb]
+		}
+		gather(pan, src[:rows], mr, kb)
+	}
+}
+
+// gather writes dst[p·w + r] = src[r][p] for p < kb, r < w (zero where r ≥ len(src)), in order.
+func gather[F Float](dst []F, src [][]F, w, kb int) {
+	if len(src) == w && w == mr {
+		s0, s1, s2, s3, s4, s5 := src[0][:kb], src[1][:kb], src[2][:kb], src[3][:kb], src[4][:kb], src[5][:kb]
+		s6, s7, s8, s9, s10, s11 := src[6][:kb], src[7][:kb], src[8][:kb], src[9][:kb], src[10][:kb], src[11][:kb]
+		for p := range kb {
+			d := dst[p*mr : p*mr+mr : p*mr+mr]
+			d[0], d[1], d[2], d[3], d[4], d[5] = s0[p], s1[p], s2[p], s3[p], s4[p], s5[p]
+			d[6], d[7], d[8], d[9], d[10], d[11] = s6[p], s7[p], s8[p], s9[p], s10[p], s11[p]
+		}
+		return
+	}
+	for p := range kb {
+		d := dst[p*w : (p+1)*w]
+		for r := range src {
+			d[r] = src[r][p]
+		}
+		clear(d[len(src):])
 	}
 }
 
 // packB copies depth [p0, p0+kb) of op(B) (k × n) into NR-column panels: panel t holds, for each depth step
 // p, the NR values op(B)[p0+p, t·NR+j] (zeros past n).
 func packB[F Float](dst []F, b Mat[F], p0, kb, n, nr int) {
+	var src [nrMax][]F
 	for j0 := 0; j0 < n; j0 += nr {
 		pan := dst[j0*kb : j0*kb+nr*kb]
 		cols := min(nr, n-j0)
-		if b.T {
-			for j := range nr {
-				if j >= cols {
-					for p := range kb {
-						pan[p*nr+j] = 0
-					}
-					continue
-				}
-				src := b.Data[(j0+j)*b.Stride+p0 : (j0+j)*b.Stride+p0+kb]
-				for p, v := range src {
-					pan[p*nr+j] = v
-				}
+		if b.T { // op(B)[p, j] = Data[j·Stride + p]: gather the columns' rows
+			for j := range cols {
+				src[j] = b.Data[(j0+j)*b.Stride+p0 : (j0+j)*b.Stride+p0+kb]
 			}
+			gather(pan, src[:cols], nr, kb)
 			continue
 		}
 		for p := range kb {
