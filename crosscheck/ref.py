@@ -1,8 +1,9 @@
 """Reference values and timings from dp_accounting, prv_accountant and Gymnasium for dprl's cross-checks.
 
-Usage: python ref.py MODE < cases.json > results.json, MODE one of rdp, pld, env, bench. The Go side
+Usage: python ref.py MODE < cases.json > results.json, MODE one of rdp, pld, env, train, bench. The Go side
 (crosscheck/*_test.go and crosscheck/cmd/bench) writes the cases and compares; this script only computes
-what the reference libraries say, one JSON object per case, in the order given.
+what the reference libraries say, one JSON object per case, in the order given. PyTorch, Opacus and
+dp-accelerator are imported only by the modes that use them.
 """
 
 import json
@@ -319,6 +320,17 @@ def bench(cases):
                 acc.compose(dp_accounting.PoissonSampledDpEvent(c["q"], dp_accounting.GaussianDpEvent(c["sigma"])),
                             c["steps"])
                 return float(acc.get_epsilon(c["delta"]))
+        elif w == "dpacc_rdp":
+            from dp_accelerator import DPSGDAccountant, compute_epsilon_batch
+
+            # dp-accelerator's own order grid (DPSGDAccountant.orders) and its Rust entry point.
+            orders = DPSGDAccountant(c["sigma"], 1, 100).orders
+
+            def f():
+                return float(compute_epsilon_batch(c["q"], c["sigma"], [c["steps"]], orders, c["delta"])[0])
+        elif w == "mlp_step":
+            # The threads set here stay for the following cases: each MLP case sets its own.
+            f = mlp_step(c)
         elif w == "analytic_gaussian_sigma":
             def f():
                 g = plm.GaussianPrivacyLoss.from_privacy_guarantee(
@@ -345,14 +357,112 @@ def bench(cases):
         else:
             raise ValueError("unknown workload " + w)
         sec, reps = timeit(f, c.get("min_time", 0.5))
-        out.append({"seconds": sec, "reps": reps, "value": fin(f())})
+        out.append({"seconds": sec, "reps": reps, "value": fin(f()) if w != "mlp_step" else None})
+    return out
+
+
+def selected_huber():
+    """The loss of dprl's nn.SelectedLoss with nn.Huber{}: Huber (δ = 1) of output[i, actions[i]] against
+    targets[i], averaged over the batch; a torch module with a reduction attribute, as Opacus's ghost
+    clipping wants of a criterion."""
+    import torch
+
+    class SelectedHuber(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.reduction = "mean"
+
+        def forward(self, out, actions, targets):
+            pred = out.gather(1, actions[:, None]).squeeze(1)
+            return torch.nn.functional.huber_loss(pred, targets, reduction=self.reduction, delta=1.0)
+
+    return SelectedHuber()
+
+
+def mlp_step(c):
+    """A one-step closure for the MLP workload of case c: c["method"] is "sgd" (torch.optim.SGD), "ghost"
+    (Opacus GradSampleModuleFastGradientClipping with ghost clipping, DPOptimizerFastGradientClipping and
+    DPLossFastGradientClipping) or "opacus" (GradSampleModule, per-example gradients, DPOptimizer); the
+    network is c["sizes"] with ReLU, in c["dtype"], initialised from c["W"], c["B"] when given (dprl's
+    row-major layout equals nn.Linear's weight), trained on the fixed batch c["x"], c["actions"],
+    c["targets"] (random when absent) with learning rate c["lr"]. Returns step, which runs one
+    forward, loss, backward and update and returns the loss before the update."""
+    import torch
+
+    torch.set_num_threads(c.get("threads", 1))
+    dtype = {"float64": torch.float64, "float32": torch.float32}[c["dtype"]]
+    sizes = c["sizes"]
+    layers = []
+    for l in range(len(sizes) - 1):
+        layers.append(torch.nn.Linear(sizes[l], sizes[l + 1]))
+        if l < len(sizes) - 2:
+            layers.append(torch.nn.ReLU())
+    model = torch.nn.Sequential(*layers).to(dtype)
+    n = c["batch"]
+    g = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for l, lin in enumerate(model[::2]):
+            if "W" in c:
+                lin.weight.copy_(torch.tensor(c["W"][l], dtype=torch.float64).view(sizes[l + 1], sizes[l]))
+                lin.bias.copy_(torch.tensor(c["B"][l], dtype=torch.float64))
+    if "x" in c:
+        x = torch.tensor(c["x"], dtype=torch.float64).view(n, sizes[0]).to(dtype)
+        actions = torch.tensor(c["actions"], dtype=torch.int64)
+        targets = torch.tensor(c["targets"], dtype=torch.float64).to(dtype)
+    else:
+        x = torch.randn(n, sizes[0], generator=g, dtype=dtype)
+        actions = torch.randint(0, sizes[-1], (n,), generator=g)
+        targets = torch.randn(n, generator=g, dtype=dtype)
+    crit = selected_huber()
+    opt = torch.optim.SGD(model.parameters(), lr=c["lr"])
+    method = c["method"]
+    if method == "sgd":
+        def step():
+            opt.zero_grad()
+            loss = crit(model(x), actions, targets)
+            loss.backward()
+            opt.step()
+            return float(loss)
+        return step
+    from opacus import GradSampleModule
+    from opacus.grad_sample import GradSampleModuleFastGradientClipping
+    from opacus.optimizers import DPOptimizer, DPOptimizerFastGradientClipping
+    from opacus.utils.fast_gradient_clipping_utils import DPLossFastGradientClipping
+
+    kw = dict(noise_multiplier=c["noise"], max_grad_norm=c["clip"], expected_batch_size=n)
+    if method == "ghost":
+        gm = GradSampleModuleFastGradientClipping(model, max_grad_norm=c["clip"], use_ghost_clipping=True)
+        dopt = DPOptimizerFastGradientClipping(opt, **kw)
+        dcrit = DPLossFastGradientClipping(gm, dopt, crit)
+    elif method == "opacus":
+        gm = GradSampleModule(model)
+        dopt = DPOptimizer(opt, **kw)
+        dcrit = crit
+    else:
+        raise ValueError("unknown method " + method)
+
+    def step():
+        dopt.zero_grad()
+        loss = dcrit(gm(x), actions, targets)
+        loss.backward()
+        dopt.step()
+        return float(loss.item())
+    return step
+
+
+def train(cases):
+    """Per case, the losses of c["steps"] training steps (mlp_step), before each update."""
+    out = []
+    for c in cases:
+        step = mlp_step(c)
+        out.append({"losses": [step() for _ in range(c["steps"])]})
     return out
 
 
 def main():
     mode = sys.argv[1]
     cases = json.load(sys.stdin)
-    res = {"rdp": rdp, "pld": pld, "env": env, "bench": bench}[mode](cases)
+    res = {"rdp": rdp, "pld": pld, "env": env, "train": train, "bench": bench}[mode](cases)
     json.dump(res, sys.stdout)
 
 

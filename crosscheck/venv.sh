@@ -16,6 +16,6 @@ fi
 rm -rf "$venv"
 python3 -m venv "$venv" >&2
 "$venv/bin/pip" install -q --disable-pip-version-check --require-hashes --no-deps -r "$lock" >&2
-"$venv/bin/python" -c 'import dp_accounting, prv_accountant, gymnasium, Box2D' >&2
+"$venv/bin/python" -c 'import dp_accounting, prv_accountant, gymnasium, Box2D, torch, opacus, dp_accelerator' >&2
 echo "$want" >"$stamp"
 echo "$venv/bin/python"
