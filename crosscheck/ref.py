@@ -1,9 +1,10 @@
-"""Reference values and timings from dp_accounting, prv_accountant and Gymnasium for dprl's cross-checks.
+"""Reference values and timings from dp_accounting, prv_accountant, Gymnasium, PyTorch, Opacus and
+dp-accelerator for dprl's cross-checks and `make bench`.
 
-Usage: python ref.py MODE < cases.json > results.json, MODE one of rdp, pld, env, train, bench. The Go side
-(crosscheck/*_test.go and crosscheck/cmd/bench) writes the cases and compares; this script only computes
-what the reference libraries say, one JSON object per case, in the order given. PyTorch, Opacus and
-dp-accelerator are imported only by the modes that use them.
+Usage: python ref.py MODE < cases.json > results.json, MODE one of rdp, pld, env, train, dpacc_orders,
+bench. The Go side (crosscheck/*_test.go and crosscheck/cmd/bench) writes the cases and compares; this
+script only computes what the reference libraries say, one JSON object per case, in the order given.
+PyTorch, Opacus and dp-accelerator are imported only by the modes that use them.
 """
 
 import json
@@ -321,10 +322,10 @@ def bench(cases):
                             c["steps"])
                 return float(acc.get_epsilon(c["delta"]))
         elif w == "dpacc_rdp":
-            from dp_accelerator import DPSGDAccountant, compute_epsilon_batch
+            from dp_accelerator import compute_epsilon_batch
 
-            # dp-accelerator's own order grid (DPSGDAccountant.orders) and its Rust entry point.
-            orders = DPSGDAccountant(c["sigma"], 1, 100).orders
+            # dp-accelerator's Rust entry point on its own order grid (sent back by the Go side).
+            orders = c["orders"]
 
             def f():
                 return float(compute_epsilon_batch(c["q"], c["sigma"], [c["steps"]], orders, c["delta"])[0])
@@ -450,6 +451,13 @@ def mlp_step(c):
     return step
 
 
+def dpacc_orders(cases):
+    """dp-accelerator's own order grid (DPSGDAccountant.orders: 116 orders from 1.01 to 512), once per case."""
+    from dp_accelerator import DPSGDAccountant
+
+    return [DPSGDAccountant(1.0, 1, 100).orders for _ in cases]
+
+
 def train(cases):
     """Per case, the losses of c["steps"] training steps (mlp_step), before each update."""
     out = []
@@ -462,7 +470,8 @@ def train(cases):
 def main():
     mode = sys.argv[1]
     cases = json.load(sys.stdin)
-    res = {"rdp": rdp, "pld": pld, "env": env, "train": train, "bench": bench}[mode](cases)
+    res = {"rdp": rdp, "pld": pld, "env": env, "train": train, "dpacc_orders": dpacc_orders,
+           "bench": bench}[mode](cases)
     json.dump(res, sys.stdout)
 
 

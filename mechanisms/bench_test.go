@@ -1,6 +1,7 @@
 package mechanisms
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -20,6 +21,36 @@ func BenchmarkRDPEpsilon10kSteps(b *testing.B) {
 	for b.Loop() {
 		a, _ := NewRDPAccountant(orders, ConversionImproved)
 		a.Compose(PoissonSampled{Q: 0.01, Event: GaussianEvent{1.1}}, 10000)
+		if _, err := a.Epsilon(1e-5); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// dpAcceleratorOrders is dp-accelerator 0.1.0's order grid (DPSGDAccountant.orders): numpy's
+// linspace(1.01, 8, 50), arange(8, 64) and linspace(65, 512, 10) truncated to integers (116 orders, 8 twice).
+func dpAcceleratorOrders() []float64 {
+	var o []float64
+	for i := range 50 {
+		o = append(o, 1.01+float64(i)*((8-1.01)/49))
+	}
+	o[49] = 8
+	for a := 8; a < 64; a++ {
+		o = append(o, float64(a))
+	}
+	for i := range 10 {
+		o = append(o, math.Trunc(65+float64(i)*((512-65)/9.0)))
+	}
+	return o
+}
+
+// BenchmarkRDPDPAcceleratorGrid: the workload of make bench's dp-accelerator row, 10,000 steps of the
+// Poisson-subsampled Gaussian (q = 0.01, z = 1) over dp-accelerator's grid, then ε at δ = 1e−5.
+func BenchmarkRDPDPAcceleratorGrid(b *testing.B) {
+	orders := dpAcceleratorOrders()
+	for b.Loop() {
+		a, _ := NewRDPAccountant(orders, ConversionImproved)
+		a.Compose(PoissonSampled{Q: 0.01, Event: GaussianEvent{1}}, 10000)
 		if _, err := a.Epsilon(1e-5); err != nil {
 			b.Fatal(err)
 		}

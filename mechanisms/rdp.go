@@ -109,9 +109,12 @@ func poissonBound(q, z, alpha float64) float64 {
 	return math.Min(logAdd(0, math.Log(q)+logSub(c, 0))/(alpha-1), RDPGaussian(z, alpha))
 }
 
-// erfcCache holds ln erfc((i − z0)/(√2 z)) by i for one (q, z), shared by the fractional orders of one
-// curve (the values do not depend on α).
-type erfcCache struct{ v []float64 }
+// erfcCache holds, for one (q, z), what the fractional orders of one curve share (it does not depend on α):
+// ln erfc((i − z0)/(√2 z)) by i for logAFrac, and the first part of the terms of fracSeries by i.
+type erfcCache struct {
+	v  []float64
+	s0 []float64
+}
 
 func rdpPoissonGaussian(q, z, alpha float64, ec *erfcCache) float64 {
 	if q == 1 {
@@ -123,9 +126,17 @@ func rdpPoissonGaussian(q, z, alpha float64, ec *erfcCache) float64 {
 	}
 	var r float64
 	if alpha == math.Trunc(alpha) {
-		r = logAInt(q, z, int(alpha)) / (alpha - 1)
+		la, ok := logAIntRec(q, z, int(alpha))
+		if !ok {
+			la = logAInt(q, z, int(alpha))
+		}
+		r = la / (alpha - 1)
 	} else {
-		r = logAFrac(q, z, alpha, ec) / (alpha - 1)
+		la, ok := logAFracRec(q, z, alpha, ec)
+		if !ok {
+			la = logAFrac(q, z, alpha, ec)
+		}
+		r = la / (alpha - 1)
 	}
 	if !(r <= up) {
 		// The bounds hold exactly; a series value above them is rounding (or a series that did not
@@ -184,6 +195,167 @@ func logAInt(q, z float64, alpha int) float64 {
 		}
 	}
 	return logAdd(0, mx+math.Log(sum))
+}
+
+// logAIntRec is logAInt by recurrences, without a logarithm or exponential per term: with
+// t_k = C(α,k)(1−q)^{α−k} q^k e^{x_k}, x_k = (k²−k)/(2z²), it sums
+//
+//	ln A_α = ln(1 + Σ_{k≥2} t_k (1 − e^{−x_k}))
+//
+// (the binomial weights sum to 1, so no term cancels), with t_{k+1} = t_k·(α−k)/(k+1)·q/(1−q)·E^k and
+// E^k = e^{k/z²} updated by one multiplication. t and the sum carry exact power-of-two scales, so nothing
+// overflows or underflows; 1 − e^{−x} is exactly 1 in double precision past x = 40 and costs an expm1
+// below. t_k is a product of k factors holding E^0, …, E^{k−1}, so the rounding of E and of the running
+// power compounds quadratically: the relative error of the sum is at most ((1 + 1/z²)α² + 8α +
+// 3|α ln(1−q)| + 16)·2⁻⁵³, and the sum is raised by that much, so the result is at least the exact ln A_α
+// (about 1e−11 above it at α = 512). ok is false outside the range where the factors stay finite (α/z² or
+// the first term too large): logAInt then.
+func logAIntRec(q, z float64, alpha int) (la float64, ok bool) {
+	a := float64(alpha)
+	l1q := math.Log1p(-q)
+	rho := q / (1 - q)
+	if !(a/(z*z)+math.Log(a)+math.Abs(math.Log(rho)) < 600) || alpha < 2 {
+		return 0, false
+	}
+	inv := 1 / (2 * z * z)
+	e := math.Exp(1 / (z * z))
+	// t = tm·2^te, starting at t_0 = (1−q)^α; the sum Σ = sm·2^se, and f = 2^(te−se) converts a term to the
+	// sum's scale. The scales change only when t or the sum leaves [2⁻⁶⁴, 2⁶⁴] (a power of two: exact).
+	l0 := a * l1q
+	te := int(math.Floor(l0 / math.Ln2))
+	tm := math.Exp(l0 - float64(te)*math.Ln2)
+	sm, se, f := 0.0, te, 1.0
+	h := 1.0 // E^k
+	for k := 0; k < alpha; k++ {
+		fk := float64(k)
+		tm *= (a - fk) / (fk + 1) * rho * h
+		h *= e
+		if tm > 0x1p64 || tm < 0x1p-64 { // tm stays normal: each factor lies within 2^±900 (checked above)
+			m, x := splitExp(tm)
+			tm, te = m, te+x
+			if te-se > 64 { // the sum is below 2⁻⁶⁴ of the term: move it to the term's scale
+				sm, se = sm*pow2(se-te), te
+			}
+			f = pow2(te - se)
+		}
+		u := tm
+		if x := (fk + 1) * fk * inv; x <= 40 { // x_{k+1}
+			u *= -math.Expm1(-x)
+		}
+		sm += u * f
+		if sm > 0x1p64 {
+			sm, se = sm*0x1p-64, se+64
+			f = pow2(te - se)
+		}
+	}
+	if sm == 0 {
+		return 0, true
+	}
+	sm *= 1 + ((1+1/(z*z))*a*a+8*a+3*math.Abs(l0)+16)*0x1p-53
+	if se <= 0 {
+		la = math.Log1p(math.Ldexp(sm, se))
+	} else {
+		la = math.Log(sm) + float64(se)*math.Ln2 + math.Log1p(math.Ldexp(1/sm, -se))
+	}
+	return la * (1 + 4*0x1p-53), true // and the rounding of the logarithm
+}
+
+// pow2 is 2^n, or 0 for n < −1022: a scale that small only drops terms below 2⁻¹⁰²² of the sum, within
+// the rounding bound.
+func pow2(n int) float64 {
+	if n < -1022 {
+		return 0
+	}
+	return math.Float64frombits(uint64(n+1023) << 52)
+}
+
+// splitExp returns m in [1, 2) and x with m·2^x = v, for a positive normal v.
+func splitExp(v float64) (m float64, x int) {
+	b := math.Float64bits(v)
+	return math.Float64frombits(b&^(0x7ff<<52) | 1023<<52), int(b>>52&0x7ff) - 1023
+}
+
+// logAFracRec is logAFrac in another form of the same series, cheaper per term. Writing the Gaussian
+// factor and the erfc together, every term of A0 and A1 shares the factor ½(1−q)^α:
+//
+//	A_α = ½(1−q)^α Σ_i C(α,i) [f(i) + f(α−i)],  f(j) = e^{j(j−2z0)/(2z²)} erfc((j − z0)/(√2 z))  (A0)
+//
+// and likewise for A1 with erfc((z0 − j)/(√2 z)) (the powers of q and 1 − q cancel against the exponential
+// because z0 = z² ln(1/q − 1) + ½). Where the erfc argument x is at least 10, e^{…} erfc(x) =
+// e^{−w²} erfcx(x) with w = z0/(√2 z) and erfcx by its asymptotic series (twelve terms, relative error below
+// 1e−16), so no term needs a logarithm and only the few terms with x < 10 an exponential and an erfc. The A0
+// parts do not depend on α and are shared through ec. Past i = α + 1 the terms alternate in sign with
+// decreasing magnitude, so the rest of the series is at most the last term: the loop stops when that is
+// below 1e−15 of the sum and adds it (an upper bound). The sum is also raised by Σ_i (2i + 16)·2⁻⁵³·|term_i|,
+// a bound on the rounding of the binomial coefficients (i factors each), the exponentials, erfc and the
+// sum, and the final logarithms by four roundings each. ok is false outside the range of this form (α > 64, or a factor that would overflow): logAFrac then.
+func logAFracRec(q, z, alpha float64, ec *erfcCache) (la float64, ok bool) {
+	z2 := z * z
+	z0 := z2*math.Log(1/q-1) + 0.5
+	inv, sz := 1/(2*z2), math.Sqrt2*z
+	if !(alpha <= 64 && alpha*(alpha-2*z0)*inv < 600 && z0 > 0 && z0 < math.Inf(1)) {
+		return 0, false
+	}
+	ew := math.Exp(-(z0 / sz) * (z0 / sz))
+	// part0 is f(j) of A0 (erfc((j − z0)/sz)), part1 of A1 (erfc((z0 − j)/sz)).
+	part0 := func(j float64) float64 {
+		if x := (j - z0) / sz; x >= 10 {
+			return ew * erfcxAsym(x)
+		}
+		return math.Exp(j*(j-2*z0)*inv) * math.Erfc((j-z0)/sz)
+	}
+	part1 := func(j float64) float64 {
+		if x := (z0 - j) / sz; x >= 10 {
+			return ew * erfcxAsym(x)
+		}
+		return math.Exp(j*(j-2*z0)*inv) * math.Erfc((z0-j)/sz)
+	}
+	var local erfcCache
+	if ec == nil {
+		ec = &local
+	}
+	sum, coef, errSum := 0.0, 1.0, 0.0
+	for i := 0; i <= maxSeriesTerms; i++ {
+		fi := float64(i)
+		if i > 0 {
+			coef *= (alpha - fi + 1) / fi
+		}
+		if i == len(ec.s0) {
+			ec.s0 = append(ec.s0, part0(fi))
+		}
+		t := coef * (ec.s0[i] + part1(alpha-fi))
+		sum += t
+		errSum += (2*fi + 16) * math.Abs(t)
+		if fi > alpha+1 && math.Abs(t) <= 1e-15*math.Abs(sum) {
+			sum += math.Abs(t) + errSum*0x1p-53
+			if !(sum > 0) {
+				return 0, false
+			}
+			// ln A = ln ½(1−q)^α + ln sum, the two nearly cancelling: raised by four roundings of each.
+			lp, ls := alpha*math.Log1p(-q)-math.Ln2, math.Log(sum)
+			return lp + ls + 4*0x1p-53*(math.Abs(lp)+math.Abs(ls)), true
+		}
+	}
+	return 0, false
+}
+
+// erfcxAsym is e^{x²} erfc(x) for x ≥ 10 by its asymptotic series (1/(x√π)) Σ_n (−1)^n (2n−1)!!/(2x²)^n,
+// twelve terms below x = 20, eight below 40 and six beyond: the first omitted term is below 1e−16 of the
+// value.
+func erfcxAsym(x float64) float64 {
+	y := 1 / (2 * x * x)
+	n := 6
+	switch {
+	case x < 20:
+		n = 12
+	case x < 40:
+		n = 8
+	}
+	s := 0.0
+	for k := n - 1; k >= 1; k-- { // Horner in y: 1 − y(1 − 3y(1 − 5y(…)))
+		s = 1 - float64(2*k-1)*y*s
+	}
+	return s / (x * math.SqrtPi)
 }
 
 // logAFrac is ln A_α for fractional α: A_α = A0 + A1 with
