@@ -44,7 +44,7 @@ crosscheck-venv:
 ## bench: time dprl and the reference libraries on the same workloads in one run; writes build/bench/ratios.csv
 bench: crosscheck-venv
 	mkdir -p build/bench
-	set -o pipefail; $(GO) test -run '^$$' -bench 'RDPEpsilon10kSteps|PLDEpsilon10kSteps|AnalyticGaussianSigma|Step' -benchmem -benchtime 1s ./mechanisms ./envs ./dprl/nn | tee build/bench/go-bench.txt
+	set -o pipefail; $(GO) test -run '^$$' -bench 'RDPEpsilon10kSteps|RDPDPAcceleratorGrid|PLDEpsilon10kSteps|AnalyticGaussianSigma|Step|Mul256' -benchmem -benchtime 1s ./mechanisms ./envs ./dprl/nn/... | tee build/bench/go-bench.txt
 	$(GO) run ./crosscheck/cmd/bench -out build/bench/ratios.csv
 
 ## fuzz: run every fuzz target for FUZZTIME (seed corpora under each package's testdata/fuzz)

@@ -287,21 +287,22 @@ func (ws *WorkspaceOf[F]) Gradient(m *Network[F], scale []F, g *GradsOf[F]) {
 	for l := range m.W {
 		in, out := m.Sizes[l], m.Sizes[l+1]
 		d := ws.delta[l][:n*out]
-		if scale != nil {
-			for i := range n {
-				for j := i * out; j < (i+1)*out; j++ {
-					d[j] *= scale[i]
+		gb := g.B[l][:out]
+		clear(gb)
+		for i := range n {
+			row := d[i*out : (i+1)*out]
+			if scale != nil {
+				s := scale[i]
+				for j := range row {
+					row[j] *= s
 				}
 			}
-		}
-		// G_W = Dᵀ·A, G_B = column sums of D
-		gemm.Mul(out, in, n, matOf(d, out, true), matOf(ws.acts[l], in, false), g.W[l], in, false)
-		clear(g.B[l])
-		for i := range n {
-			for j, v := range d[i*out : (i+1)*out] {
-				g.B[l][j] += v
+			for j, v := range row { // G_B = column sums of D
+				gb[j] += v
 			}
 		}
+		// G_W = Dᵀ·A
+		gemm.Mul(out, in, n, matOf(d, out, true), matOf(ws.acts[l], in, false), g.W[l], in, false)
 	}
 }
 
