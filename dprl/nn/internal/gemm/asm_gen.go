@@ -38,111 +38,84 @@ func main() {
 	w("\tMOVL AX, eax+0(FP)")
 	w("\tMOVL DX, edx+4(FP)")
 	w("\tRET")
-	for _, t := range []struct {
-		name, bcast, fma, mov, add string
-		size                       int
-	}{
-		{"kernel64", "VBROADCASTSD", "VFMADD231PD", "VMOVUPD", "VADDPD", 8},
-		{"kernel32", "VBROADCASTSS", "VFMADD231PS", "VMOVUPS", "VADDPS", 4},
+	for _, k := range []kernel{
+		{"kernel64", "Z", 2, "VPXORQ", "VBROADCASTSD", "VFMADD231PD", "VMOVUPD", "VADDPD", 8},
+		{"kernel32", "Z", 2, "VPXORQ", "VBROADCASTSS", "VFMADD231PS", "VMOVUPS", "VADDPS", 4},
+		{"kernel64avx2", "Y", 1, "VXORPS", "VBROADCASTSD", "VFMADD231PD", "VMOVUPD", "VADDPD", 8},
+		{"kernel32avx2", "Y", 1, "VXORPS", "VBROADCASTSS", "VFMADD231PS", "VMOVUPS", "VADDPS", 4},
 	} {
-		w("")
-		w("// func %s(kb int, a, b, c unsafe.Pointer, ldc int, add bool)", t.name)
-		w("// Z0–Z23: the tile (row r in Z2r, Z2r+1); Z24, Z25: one depth step of B; Z26–Z29: A broadcasts.")
-		w("TEXT ·%s(SB), NOSPLIT, $0-41", t.name)
-		w("\tMOVQ kb+0(FP), CX")
-		w("\tMOVQ a+8(FP), SI")
-		w("\tMOVQ b+16(FP), DI")
-		w("\tMOVQ c+24(FP), DX")
-		w("\tMOVQ ldc+32(FP), R8")
-		w("\tSHLQ $%d, R8", map[int]int{8: 3, 4: 2}[t.size])
-		for r := 0; r < 2*rows; r++ {
-			w("\tVPXORQ Z%d, Z%d, Z%d", r, r, r)
-		}
-		w("loop_%s:", t.name)
-		w("\t%s (DI), Z24", t.mov)
-		w("\t%s 64(DI), Z25", t.mov)
-		for r := range rows {
-			b := 26 + r%4
-			w("\t%s %d(SI), Z%d", t.bcast, r*t.size, b)
-			w("\t%s Z24, Z%d, Z%d", t.fma, b, 2*r)
-			w("\t%s Z25, Z%d, Z%d", t.fma, b, 2*r+1)
-		}
-		w("\tADDQ $%d, SI", rows*t.size)
-		w("\tADDQ $128, DI")
-		w("\tDECQ CX")
-		w("\tJNE loop_%s", t.name)
-		w("\tMOVBLZX add+40(FP), AX")
-		w("\tTESTQ AX, AX")
-		w("\tJE store_%s", t.name)
-		for r := range rows {
-			w("\t%s (DX), Z%d, Z%d", t.add, 2*r, 2*r)
-			w("\t%s 64(DX), Z%d, Z%d", t.add, 2*r+1, 2*r+1)
-			w("\t%s Z%d, (DX)", t.mov, 2*r)
-			w("\t%s Z%d, 64(DX)", t.mov, 2*r+1)
-			w("\tADDQ R8, DX")
-		}
-		w("\tVZEROUPPER")
-		w("\tRET")
-		w("store_%s:", t.name)
-		for r := range rows {
-			w("\t%s Z%d, (DX)", t.mov, 2*r)
-			w("\t%s Z%d, 64(DX)", t.mov, 2*r+1)
-			w("\tADDQ R8, DX")
-		}
-		w("\tVZEROUPPER")
-		w("\tRET")
-	}
-	for _, t := range []struct {
-		name, bcast, fma, mov, add string
-		size                       int
-	}{
-		{"kernel64avx2", "VBROADCASTSD", "VFMADD231PD", "VMOVUPD", "VADDPD", 8},
-		{"kernel32avx2", "VBROADCASTSS", "VFMADD231PS", "VMOVUPS", "VADDPS", 4},
-	} {
-		w("")
-		w("// func %s(kb int, a, b, c unsafe.Pointer, ldc int, add bool)", t.name)
-		w("// Y0–Y11: the tile (row r in Yr); Y12: one depth step of B; Y13–Y15: A broadcasts.")
-		w("TEXT ·%s(SB), NOSPLIT, $0-41", t.name)
-		w("\tMOVQ kb+0(FP), CX")
-		w("\tMOVQ a+8(FP), SI")
-		w("\tMOVQ b+16(FP), DI")
-		w("\tMOVQ c+24(FP), DX")
-		w("\tMOVQ ldc+32(FP), R8")
-		w("\tSHLQ $%d, R8", map[int]int{8: 3, 4: 2}[t.size])
-		for r := range rows {
-			w("\tVXORPS Y%d, Y%d, Y%d", r, r, r)
-		}
-		w("loop_%s:", t.name)
-		w("\t%s (DI), Y12", t.mov)
-		for r := range rows {
-			b := 13 + r%3
-			w("\t%s %d(SI), Y%d", t.bcast, r*t.size, b)
-			w("\t%s Y12, Y%d, Y%d", t.fma, b, r)
-		}
-		w("\tADDQ $%d, SI", rows*t.size)
-		w("\tADDQ $32, DI")
-		w("\tDECQ CX")
-		w("\tJNE loop_%s", t.name)
-		w("\tMOVBLZX add+40(FP), AX")
-		w("\tTESTQ AX, AX")
-		w("\tJE store_%s", t.name)
-		for r := range rows {
-			w("\t%s (DX), Y%d, Y%d", t.add, r, r)
-			w("\t%s Y%d, (DX)", t.mov, r)
-			w("\tADDQ R8, DX")
-		}
-		w("\tVZEROUPPER")
-		w("\tRET")
-		w("store_%s:", t.name)
-		for r := range rows {
-			w("\t%s Y%d, (DX)", t.mov, r)
-			w("\tADDQ R8, DX")
-		}
-		w("\tVZEROUPPER")
-		w("\tRET")
+		k.write(w)
 	}
 	if err := os.WriteFile("kernel_amd64.s", []byte(s.String()), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+}
+
+// kernel describes one micro-kernel: vecs vector registers (reg: "Z" 512-bit, "Y" 256-bit) per tile row
+// for the accumulators, then vecs for B's depth step, then the registers A's values are broadcast into.
+type kernel struct {
+	name, reg                  string
+	vecs                       int
+	zero, bcast, fma, mov, add string
+	size                       int
+}
+
+func (k kernel) write(w func(string, ...any)) {
+	acc := rows * k.vecs
+	bReg, first := acc, acc+k.vecs
+	nb := 4
+	if k.reg == "Y" {
+		nb = 3 // 16 registers: 12 accumulators, 1 B, 3 broadcasts
+	}
+	vbytes := map[string]int{"Z": 64, "Y": 32}[k.reg]
+	r := func(i int) string { return fmt.Sprintf("%s%d", k.reg, i) }
+	w("")
+	w("// func %s(kb int, a, b, c unsafe.Pointer, ldc int, add bool)", k.name)
+	w("// %s–%s: the tile, %d register(s) a row; %s–%s: one depth step of B; %s–%s: A broadcasts.",
+		r(0), r(acc-1), k.vecs, r(bReg), r(first-1), r(first), r(first+nb-1))
+	w("TEXT ·%s(SB), NOSPLIT, $0-41", k.name)
+	w("\tMOVQ kb+0(FP), CX")
+	w("\tMOVQ a+8(FP), SI")
+	w("\tMOVQ b+16(FP), DI")
+	w("\tMOVQ c+24(FP), DX")
+	w("\tMOVQ ldc+32(FP), R8")
+	w("\tSHLQ $%d, R8", map[int]int{8: 3, 4: 2}[k.size])
+	for i := range acc {
+		w("\t%s %s, %s, %s", k.zero, r(i), r(i), r(i))
+	}
+	w("loop_%s:", k.name)
+	for v := range k.vecs {
+		w("\t%s %d(DI), %s", k.mov, v*vbytes, r(bReg+v))
+	}
+	for row := range rows {
+		b := first + row%nb
+		w("\t%s %d(SI), %s", k.bcast, row*k.size, r(b))
+		for v := range k.vecs {
+			w("\t%s %s, %s, %s", k.fma, r(bReg+v), r(b), r(k.vecs*row+v))
+		}
+	}
+	w("\tADDQ $%d, SI", rows*k.size)
+	w("\tADDQ $%d, DI", k.vecs*vbytes)
+	w("\tDECQ CX")
+	w("\tJNE loop_%s", k.name)
+	w("\tMOVBLZX add+40(FP), AX")
+	w("\tTESTQ AX, AX")
+	w("\tJE store_%s", k.name)
+	for _, add := range []bool{true, false} { // C += tile, then (at store_) C = tile
+		if !add {
+			w("store_%s:", k.name)
+		}
+		for row := range rows {
+			for v := range k.vecs {
+				if add {
+					w("\t%s %d(DX), %s, %s", k.add, v*vbytes, r(k.vecs*row+v), r(k.vecs*row+v))
+				}
+				w("\t%s %s, %d(DX)", k.mov, r(k.vecs*row+v), v*vbytes)
+			}
+			w("\tADDQ R8, DX")
+		}
+		w("\tVZEROUPPER")
+		w("\tRET")
 	}
 }
