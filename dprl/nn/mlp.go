@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"unsafe"
 
 	"github.com/dprl-project/dprl/dprl/nn/internal/gemm"
 	"gonum.org/v1/gonum/mat"
@@ -237,19 +238,17 @@ func (ws *WorkspaceOf[F]) Backward(m *Network[F], dOut []F) {
 // reluMask zeroes d[i] where a[i] = +0, for a the output of max(·, 0) (never negative): ReLU's derivative,
 // with bit operations instead of a branch (the signs are random, so a branch mispredicts half the time).
 func reluMask[F Float](d, a []F) {
-	switch d := any(d).(type) {
-	case []float64:
-		a := any(a).([]float64)[:len(d)]
-		for i, v := range a {
-			b := math.Float64bits(v)
-			d[i] = math.Float64frombits(math.Float64bits(d[i]) & uint64(-int64(b)>>63))
+	a = a[:len(d)]
+	if unsafe.Sizeof(F(0)) == 4 {
+		d, a := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(d))), len(d)), unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(a))), len(a))
+		for i, b := range a {
+			d[i] &= uint32(-int32(b) >> 31)
 		}
-	case []float32:
-		a := any(a).([]float32)[:len(d)]
-		for i, v := range a {
-			b := math.Float32bits(v)
-			d[i] = math.Float32frombits(math.Float32bits(d[i]) & uint32(-int32(b)>>31))
-		}
+		return
+	}
+	d64, a64 := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(d))), len(d)), unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(a))), len(a))
+	for i, b := range a64 {
+		d64[i] &= uint64(-int64(b) >> 63)
 	}
 }
 

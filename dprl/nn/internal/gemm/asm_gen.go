@@ -46,6 +46,15 @@ func main() {
 	} {
 		k.write(w)
 	}
+	for _, d := range []struct {
+		name, fma, mov string
+		size           int
+	}{
+		{"dot8x64", "VFMADD231SD", "VMOVSD", 8},
+		{"dot8x32", "VFMADD231SS", "VMOVSS", 4},
+	} {
+		writeDot8(w, d.name, d.fma, d.mov, d.size)
+	}
 	if err := os.WriteFile("kernel_amd64.s", []byte(s.String()), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -118,4 +127,43 @@ func (k kernel) write(w func(string, ...any)) {
 		w("\tVZEROUPPER")
 		w("\tRET")
 	}
+}
+
+// writeDot8 writes a kernel for eight dot products of x with eight rows of w (stride elements apart), each
+// accumulated from 0 by scalar fused multiply-adds in order: the small-product path (one input row times
+// a transposed weight matrix) without per-element overhead.
+func writeDot8(w func(string, ...any), name, fma, mov string, size int) {
+	bases := []string{"DI", "R9", "R10", "R11", "R12", "R13", "BX", "DX"}
+	w("")
+	w("// func %s(k int, x, w unsafe.Pointer, stride int, out unsafe.Pointer)", name)
+	w("// X0–X7: the eight sums; X8: x[p]; AX: p; the rows of w at %s.", strings.Join(bases, ", "))
+	w("TEXT ·%s(SB), NOSPLIT, $0-40", name)
+	w("\tMOVQ k+0(FP), CX")
+	w("\tMOVQ x+8(FP), SI")
+	w("\tMOVQ w+16(FP), DI")
+	w("\tMOVQ stride+24(FP), R8")
+	w("\tSHLQ $%d, R8", map[int]int{8: 3, 4: 2}[size])
+	for t := 1; t < len(bases); t++ {
+		w("\tLEAQ (%s)(R8*1), %s", bases[t-1], bases[t])
+	}
+	for t := range 8 {
+		w("\tVXORPS X%d, X%d, X%d", t, t, t)
+	}
+	w("\tXORQ AX, AX")
+	w("\tTESTQ CX, CX")
+	w("\tJE done_%s", name)
+	w("loop_%s:", name)
+	w("\t%s (SI)(AX*%d), X8", mov, size)
+	for t, b := range bases {
+		w("\t%s (%s)(AX*%d), X8, X%d", fma, b, size, t)
+	}
+	w("\tINCQ AX")
+	w("\tCMPQ AX, CX")
+	w("\tJNE loop_%s", name)
+	w("done_%s:", name)
+	w("\tMOVQ out+32(FP), SI")
+	for t := range 8 {
+		w("\t%s X%d, %d(SI)", mov, t, t*size)
+	}
+	w("\tRET")
 }

@@ -3,6 +3,7 @@ package gemm
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -32,10 +33,12 @@ const (
 // kernelSet is a pair of micro-kernels (float64, float32) and their tile widths. A kernel sets (or adds
 // to) the MR × nr tile at c, stride ldc elements, the product of the packed panels a (kb × MR) and
 // b (kb × nr).
+// dot8 marks the sets whose processors run the assembly dot8 (FMA3) for mulDirect.
 type kernelSet struct {
 	name       string
 	nr64, nr32 int
 	k64, k32   func(kb int, a, b, c unsafe.Pointer, ldc int, add bool)
+	dot8       bool
 }
 
 // goKernels is the portable set (kernelGo), with the AVX-512 tile widths.
@@ -84,8 +87,9 @@ func Mul[F Float](m, n, k int, a, b Mat[F], c []F, ldc int, add bool) {
 		workers = min(runtime.GOMAXPROCS(0), panels)
 	}
 	bw := (n + nr - 1) / nr * nr
-	bp := getBuf[F](bw * kc)
-	defer putBuf(bp)
+	bpp := getBuf[F](bw * kc)
+	defer putBuf(bpp)
+	bp := *bpp
 	for p0 := 0; p0 < k; p0 += kc {
 		kb := min(kc, k-p0)
 		packB(bp, b, p0, kb, n, nr)
@@ -129,8 +133,9 @@ const mcPanels = 8
 
 // rowBlock computes rows [lo, hi) of C for the depth block [p0, p0+kb), B already packed in bp.
 func rowBlock[F Float](ks kernelSet, lo, hi, p0, kb, n, nr int, a Mat[F], bp []F, c []F, ldc int, add bool) {
-	ap := getBuf[F](mcPanels * mr * kb)
-	defer putBuf(ap)
+	app := getBuf[F](mcPanels * mr * kb)
+	defer putBuf(app)
+	ap := *app
 	var tile [mr * nrMax]F
 	for i0 := lo; i0 < hi; i0 += mcPanels * mr {
 		i1 := min(i0+mcPanels*mr, hi)
@@ -227,24 +232,66 @@ func packB[F Float](dst []F, b Mat[F], p0, kb, n, nr int) {
 	}
 }
 
-// mulDirect is the product without the micro-kernel, for small shapes: op(B) copied row by row, then each
-// row of C accumulated a depth block at a time. The accumulation order is the kernel's (see the package
-// documentation), so the bits are the same.
+// mulDirect is the product without the micro-kernel, for small shapes: dot products of rows where op(B) is
+// a transposed matrix and op(A) is not (the forward pass), else rows of C accumulated from rows of op(B). The
+// accumulation order is the kernel's (see the package documentation), so the bits are the same.
 func mulDirect[F Float](m, n, k int, a, b Mat[F], c []F, ldc int, add bool) {
-	bt := getBuf[F](k*n + n)
-	defer putBuf(bt)
-	acc := bt[k*n:]
-	for p := range k {
-		for j := range n {
-			bt[p*n+j] = at(b, p, j)
+	if b.T && !a.T {
+		for i := range m {
+			arow := a.Data[i*a.Stride : i*a.Stride+k]
+			crow := c[i*ldc : i*ldc+n]
+			for p0 := 0; p0 < k; p0 += kc {
+				p1 := min(p0+kc, k)
+				var acc [8]F
+				for j := 0; j < n; j += 8 {
+					// Eight columns at a time: eight independent chains of fused multiply-adds.
+					w := min(8, n-j)
+					if w == 8 && active.dot8 {
+						_ = b.Data[(j+7)*b.Stride+p1-1] // the eight rows lie inside b
+						dot8(p1-p0, &arow[p0], &b.Data[j*b.Stride+p0], b.Stride, &acc)
+					} else {
+						var rows [8][]F
+						for t := range w {
+							rows[t] = b.Data[(j+t)*b.Stride+p0 : (j+t)*b.Stride+p1]
+						}
+						dotFMA(acc[:w], arow[p0:p1], rows[:w])
+					}
+					for t := range w {
+						if add || p0 > 0 {
+							crow[j+t] += acc[t]
+						} else {
+							crow[j+t] = acc[t]
+						}
+					}
+				}
+			}
 		}
+		return
+	}
+	// op(B) row p: b's row p, or (b transposed) row p of a copy bt.
+	bRows, bStride := b.Data, b.Stride
+	var acc []F
+	if b.T {
+		p := getBuf[F](k*n + n)
+		defer putBuf(p)
+		bt := *p
+		for q := range k {
+			for j := range n {
+				bt[q*n+j] = b.Data[j*b.Stride+q]
+			}
+		}
+		bRows, bStride, acc = bt[:k*n], n, bt[k*n:]
+	} else {
+		p := getBuf[F](n)
+		defer putBuf(p)
+		acc = *p
 	}
 	for i := range m {
 		row := c[i*ldc : i*ldc+n]
 		for p0 := 0; p0 < k; p0 += kc {
 			clear(acc)
 			for p := p0; p < min(p0+kc, k); p++ {
-				fmaRow(acc, at(a, i, p), bt[p*n:(p+1)*n])
+				fmaRow(acc, at(a, i, p), bRows[p*bStride:p*bStride+n])
 			}
 			if add || p0 > 0 {
 				for j := range row {
@@ -296,29 +343,59 @@ func kernelGo[F Float](kb int, a, b, c []F, ldc int, add bool) {
 
 // fmaRow sets acc[j] = x·b[j] + acc[j] rounded once, for every j.
 func fmaRow[F Float](acc []F, x F, b []F) {
-	switch acc := any(acc).(type) {
-	case []float64:
-		b := any(b).([]float64)[:len(acc)]
-		for j, v := range b {
-			acc[j] = math.FMA(float64(x), v, acc[j])
+	b = b[:len(acc)]
+	if is32[F]() {
+		a, bb, xf := as32(acc), as32(b), float32(x)
+		for j, v := range bb {
+			a[j] = fma32(xf, v, a[j])
 		}
-	case []float32:
-		b := any(b).([]float32)[:len(acc)]
-		for j, v := range b {
-			acc[j] = fma32(float32(x), v, acc[j])
+		return
+	}
+	a, bb, xf := as64(acc), as64(b), float64(x)
+	for j, v := range bb {
+		a[j] = math.FMA(xf, v, a[j])
+	}
+}
+
+// is32 reports whether F is float32; as64 and as32 view a []F as its concrete type (no interface
+// conversion: a slice converted to an interface is allocated).
+func is32[F Float]() bool { return unsafe.Sizeof(F(0)) == 4 }
+
+func as64[F Float](x []F) []float64 {
+	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
+}
+
+func as32[F Float](x []F) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
+}
+
+// dotFMA sets acc[t] = Σ_p x[p]·ys[t][p] (len(acc) = len(ys) ≤ 8), each accumulated from 0 by fused
+// multiply-adds in order.
+func dotFMA[F Float](acc []F, x []F, ys [][]F) {
+	for t, y := range ys {
+		y := y[:len(x)]
+		if is32[F]() {
+			var s float32
+			for p, v := range as32(x) {
+				s = fma32(v, as32(y)[p], s)
+			}
+			acc[t] = F(s)
+			continue
 		}
+		s := 0.0
+		for p, v := range as64(x) {
+			s = math.FMA(v, as64(y)[p], s)
+		}
+		acc[t] = F(s)
 	}
 }
 
 // fma is x·y + z rounded once, in F.
 func fma[F Float](x, y, z F) F {
-	switch x := any(x).(type) {
-	case float64:
-		return F(math.FMA(x, float64(y), float64(z)))
-	case float32:
-		return F(fma32(x, float32(y), float32(z)))
+	if is32[F]() {
+		return F(fma32(float32(x), float32(y), float32(z)))
 	}
-	panic("unreachable")
+	return F(math.FMA(float64(x), float64(y), float64(z)))
 }
 
 // fma32 is the float32 fused multiply-add, exactly rounded: the product of two float32 values is exact in
@@ -344,17 +421,21 @@ func fma32(x, y, z float32) float32 {
 	return float32(s)
 }
 
-var pools [2]sync.Pool // by element size: [0] float32, [1] float64
+// pools holds scratch buffers by element size ([0] float32, [1] float64) and capacity class (2^c).
+var pools [2][40]sync.Pool
 
-func getBuf[F Float](n int) []F {
-	i := int(unsafe.Sizeof(F(0)) / 8)
-	if v, ok := pools[i].Get().(*[]F); ok && cap(*v) >= n {
-		return (*v)[:n]
+// getBuf returns a pooled buffer of n values (*p[:n]); return it with putBuf(p).
+func getBuf[F Float](n int) *[]F {
+	i, c := int(unsafe.Sizeof(F(0))/8), bits.Len(uint(max(n, 64)-1))
+	if p, ok := pools[i][c].Get().(*[]F); ok {
+		*p = (*p)[:n]
+		return p
 	}
-	return make([]F, n)
+	b := make([]F, n, 1<<c)
+	return &b
 }
 
-func putBuf[F Float](b []F) {
-	i := int(unsafe.Sizeof(F(0)) / 8)
-	pools[i].Put(&b)
+func putBuf[F Float](p *[]F) {
+	i, c := int(unsafe.Sizeof(F(0))/8), bits.Len(uint(cap(*p)-1))
+	pools[i][c].Put(p)
 }

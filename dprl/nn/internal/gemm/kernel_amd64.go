@@ -26,8 +26,8 @@ func detect() kernelSet {
 }
 
 var (
-	avx512Kernels = kernelSet{"avx512", 16, 32, kernel64, kernel32}
-	avx2Kernels   = kernelSet{"avx2", 4, 8, kernel64avx2, kernel32avx2}
+	avx512Kernels = kernelSet{"avx512", 16, 32, kernel64, kernel32, true}
+	avx2Kernels   = kernelSet{"avx2", 4, 8, kernel64avx2, kernel32avx2, true}
 )
 
 // available lists the kernel sets this processor can run, best first.
@@ -64,3 +64,24 @@ func kernel64avx2(kb int, a, b, c unsafe.Pointer, ldc int, add bool)
 //
 //go:noescape
 func kernel32avx2(kb int, a, b, c unsafe.Pointer, ldc int, add bool)
+
+// dot8 sets out[t] = Σ_{p<k} x[p]·w[t·stride + p] for t < 8 with dot8x64 or dot8x32 (called directly, so
+// that out stays on the caller's stack).
+func dot8[F Float](k int, x, w *F, stride int, out *[8]F) {
+	if unsafe.Sizeof(F(0)) == 4 {
+		dot8x32(k, unsafe.Pointer(x), unsafe.Pointer(w), stride, unsafe.Pointer(out))
+	} else {
+		dot8x64(k, unsafe.Pointer(x), unsafe.Pointer(w), stride, unsafe.Pointer(out))
+	}
+}
+
+// dot8x64 sets out[t] = Σ_{p<k} x[p]·w[t·stride + p] for t < 8, each sum accumulated from 0 by fused
+// multiply-adds in order (scalar FMA3 instructions).
+//
+//go:noescape
+func dot8x64(k int, x, w unsafe.Pointer, stride int, out unsafe.Pointer)
+
+// dot8x32 is dot8x64 in float32.
+//
+//go:noescape
+func dot8x32(k int, x, w unsafe.Pointer, stride int, out unsafe.Pointer)

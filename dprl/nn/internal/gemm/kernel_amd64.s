@@ -624,3 +624,105 @@ store_kernel32avx2:
 	ADDQ R8, DX
 	VZEROUPPER
 	RET
+
+// func dot8x64(k int, x, w unsafe.Pointer, stride int, out unsafe.Pointer)
+// X0–X7: the eight sums; X8: x[p]; AX: p; the rows of w at DI, R9, R10, R11, R12, R13, BX, DX.
+TEXT ·dot8x64(SB), NOSPLIT, $0-40
+	MOVQ k+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ w+16(FP), DI
+	MOVQ stride+24(FP), R8
+	SHLQ $3, R8
+	LEAQ (DI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	LEAQ (R11)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+	LEAQ (R13)(R8*1), BX
+	LEAQ (BX)(R8*1), DX
+	VXORPS X0, X0, X0
+	VXORPS X1, X1, X1
+	VXORPS X2, X2, X2
+	VXORPS X3, X3, X3
+	VXORPS X4, X4, X4
+	VXORPS X5, X5, X5
+	VXORPS X6, X6, X6
+	VXORPS X7, X7, X7
+	XORQ AX, AX
+	TESTQ CX, CX
+	JE done_dot8x64
+loop_dot8x64:
+	VMOVSD (SI)(AX*8), X8
+	VFMADD231SD (DI)(AX*8), X8, X0
+	VFMADD231SD (R9)(AX*8), X8, X1
+	VFMADD231SD (R10)(AX*8), X8, X2
+	VFMADD231SD (R11)(AX*8), X8, X3
+	VFMADD231SD (R12)(AX*8), X8, X4
+	VFMADD231SD (R13)(AX*8), X8, X5
+	VFMADD231SD (BX)(AX*8), X8, X6
+	VFMADD231SD (DX)(AX*8), X8, X7
+	INCQ AX
+	CMPQ AX, CX
+	JNE loop_dot8x64
+done_dot8x64:
+	MOVQ out+32(FP), SI
+	VMOVSD X0, 0(SI)
+	VMOVSD X1, 8(SI)
+	VMOVSD X2, 16(SI)
+	VMOVSD X3, 24(SI)
+	VMOVSD X4, 32(SI)
+	VMOVSD X5, 40(SI)
+	VMOVSD X6, 48(SI)
+	VMOVSD X7, 56(SI)
+	RET
+
+// func dot8x32(k int, x, w unsafe.Pointer, stride int, out unsafe.Pointer)
+// X0–X7: the eight sums; X8: x[p]; AX: p; the rows of w at DI, R9, R10, R11, R12, R13, BX, DX.
+TEXT ·dot8x32(SB), NOSPLIT, $0-40
+	MOVQ k+0(FP), CX
+	MOVQ x+8(FP), SI
+	MOVQ w+16(FP), DI
+	MOVQ stride+24(FP), R8
+	SHLQ $2, R8
+	LEAQ (DI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	LEAQ (R11)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+	LEAQ (R13)(R8*1), BX
+	LEAQ (BX)(R8*1), DX
+	VXORPS X0, X0, X0
+	VXORPS X1, X1, X1
+	VXORPS X2, X2, X2
+	VXORPS X3, X3, X3
+	VXORPS X4, X4, X4
+	VXORPS X5, X5, X5
+	VXORPS X6, X6, X6
+	VXORPS X7, X7, X7
+	XORQ AX, AX
+	TESTQ CX, CX
+	JE done_dot8x32
+loop_dot8x32:
+	VMOVSS (SI)(AX*4), X8
+	VFMADD231SS (DI)(AX*4), X8, X0
+	VFMADD231SS (R9)(AX*4), X8, X1
+	VFMADD231SS (R10)(AX*4), X8, X2
+	VFMADD231SS (R11)(AX*4), X8, X3
+	VFMADD231SS (R12)(AX*4), X8, X4
+	VFMADD231SS (R13)(AX*4), X8, X5
+	VFMADD231SS (BX)(AX*4), X8, X6
+	VFMADD231SS (DX)(AX*4), X8, X7
+	INCQ AX
+	CMPQ AX, CX
+	JNE loop_dot8x32
+done_dot8x32:
+	MOVQ out+32(FP), SI
+	VMOVSS X0, 0(SI)
+	VMOVSS X1, 4(SI)
+	VMOVSS X2, 8(SI)
+	VMOVSS X3, 12(SI)
+	VMOVSS X4, 16(SI)
+	VMOVSS X5, 20(SI)
+	VMOVSS X6, 24(SI)
+	VMOVSS X7, 28(SI)
+	RET
