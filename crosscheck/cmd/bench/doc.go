@@ -9,6 +9,6 @@
 // example; DP-SGD clips to 1 with noise multiplier 1) at float64 and float32 on one and two threads, against
 // PyTorch's SGD step and Opacus's DP-SGD step (ghost clipping and per-example gradients) at the same
 // precision and thread count. The dp-accelerator row runs dprl's RDP accountant on dp-accelerator's own
-// 116-order grid. Timings are medians (Python) and means (Go) over at least -mintime seconds. `make bench`
-// runs it; the reference environment is crosscheck/venv.sh's.
+// 116-order grid. Both sides are timed alike: the median of at least three calls over at least -mintime
+// seconds. `make bench` runs it; the reference environment is crosscheck/venv.sh's.
 package main

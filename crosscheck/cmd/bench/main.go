@@ -11,9 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/dprl-project/dprl/crosscheck"
@@ -50,8 +50,8 @@ type row struct {
 	fn              func() float64
 	threads         int
 	value           float64
-	res             testing.BenchmarkResult
-	perOp           int // operations per fn call (env steps)
+	seconds         float64 // median seconds per fn call
+	perOp           int     // operations per fn call (env steps)
 	goal, tol       float64
 	atMost          bool
 }
@@ -141,20 +141,15 @@ func main() {
 	procs := runtime.GOMAXPROCS(0)
 	for _, r := range rows {
 		if prev, ok := timed[r.name]; ok {
-			r.value, r.res = prev.value, prev.res
+			r.value, r.seconds = prev.value, prev.seconds
 			continue
 		}
 		timed[r.name] = r
 		runtime.GOMAXPROCS(cmp.Or(r.threads, procs))
 		r.value = r.fn()
-		r.res = testing.Benchmark(func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				r.fn()
-			}
-		})
+		r.seconds = medianSeconds(r.fn, *minTime)
 		runtime.GOMAXPROCS(procs)
-		log.Printf("%s: %v %d allocs/op", r.name, time.Duration(float64(r.res.NsPerOp())/float64(max(r.perOp, 1))), r.res.AllocsPerOp()/int64(max(r.perOp, 1)))
+		log.Printf("%s: %v", r.name, time.Duration(r.seconds*1e9/float64(max(r.perOp, 1))))
 	}
 	var refs []refResult
 	if err := crosscheck.Reference(py, "bench", cases, &refs); err != nil {
@@ -174,7 +169,7 @@ func main() {
 	g := func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 	seconds := map[string]float64{}
 	for i, r := range rows {
-		ours := float64(r.res.NsPerOp()) / 1e9 / float64(max(r.perOp, 1))
+		ours := r.seconds / float64(max(r.perOp, 1))
 		seconds[r.name] = ours
 		diff, agreement := "", ""
 		if v := refs[i].Value; v != nil && !math.IsNaN(r.value) && r.tol > 0 {
@@ -208,6 +203,25 @@ func main() {
 }
 
 func with(c refCase, f func(*refCase)) refCase { f(&c); return c }
+
+// medianSeconds is the median time of a call of fn over at least three calls and minTime seconds, after
+// one untimed call: ref.py's timeit, so that both sides are timed alike (a median resists the other
+// processes of a busy machine better than a mean).
+func medianSeconds(fn func() float64, minTime float64) float64 {
+	fn()
+	var times []float64
+	end := time.Now().Add(time.Duration(minTime * float64(time.Second)))
+	for len(times) < 3 || time.Now().Before(end) {
+		t0 := time.Now()
+		fn()
+		times = append(times, time.Since(t0).Seconds())
+	}
+	slices.Sort(times)
+	if n := len(times); n%2 == 0 {
+		return (times[n/2-1] + times[n/2]) / 2
+	}
+	return times[len(times)/2]
+}
 
 func yesNo(b bool) string {
 	if b {
