@@ -32,8 +32,7 @@ const (
 
 // kernelSet is a pair of micro-kernels (float64, float32) and their tile widths. A kernel sets (or adds
 // to) the MR × nr tile at c, stride ldc elements, the product of the packed panels a (kb × MR) and
-// b (kb × nr).
-// dot8 marks the sets whose processors run the assembly dot8 (FMA3) for mulDirect.
+// b (kb × nr). dot8 marks the sets whose processors run the assembly dot8 (FMA3) for mulDirect.
 type kernelSet struct {
 	name       string
 	nr64, nr32 int
@@ -46,9 +45,6 @@ var goKernels = kernelSet{name: "go", nr64: 16, nr32: 32}
 
 // active is the kernel set Mul uses: the best available; tests switch it.
 var active = detected
-
-// Kernels names the micro-kernels in use: "avx512", "avx2" or "go".
-func Kernels() string { return active.name }
 
 // parallelFlops is the size (m·n·k) from which a product is split across workers.
 const parallelFlops = 1 << 18
