@@ -386,14 +386,6 @@ func dotFMA[F Float](acc []F, x []F, ys [][]F) {
 	}
 }
 
-// fma is x·y + z rounded once, in F.
-func fma[F Float](x, y, z F) F {
-	if is32[F]() {
-		return F(fma32(float32(x), float32(y), float32(z)))
-	}
-	return F(math.FMA(float64(x), float64(y), float64(z)))
-}
-
 // fma32 is the float32 fused multiply-add, exactly rounded: the product of two float32 values is exact in
 // float64; the sum is rounded to float64 with round-to-odd (from the exact error of the rounded-to-nearest
 // sum), and a round-to-odd value with at least two more bits than float32 rounds to float32 exactly as the

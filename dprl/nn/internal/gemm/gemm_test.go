@@ -40,6 +40,14 @@ func naive[F Float](m, n, k int, a, b Mat[F], c []F, ldc int, add bool) []F {
 	return out
 }
 
+// fma is x·y + z rounded once, in F.
+func fma[F Float](x, y, z F) F {
+	if is32[F]() {
+		return F(fma32(float32(x), float32(y), float32(z)))
+	}
+	return F(math.FMA(float64(x), float64(y), float64(z)))
+}
+
 type shape struct{ m, n, k int }
 
 var shapes = []shape{
