@@ -110,7 +110,7 @@ func poissonBound(q, z, alpha float64) float64 {
 }
 
 // erfcCache holds, for one (q, z), what the fractional orders of one curve share (it does not depend on α):
-// ln erfc((i − z0)/(√2 z)) by i for logAFrac, and the first part of the terms of fracSeries by i.
+// ln erfc((i − z0)/(√2 z)) by i for logAFrac, and the α-free half of the terms of logAFracRec by i.
 type erfcCache struct {
 	v  []float64
 	s0 []float64
