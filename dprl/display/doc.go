@@ -27,9 +27,10 @@
 // A notebook cell ends with Check(err): a nil error does nothing, any other is shown (a red block in the
 // notebook, standard error elsewhere) and the cell exits with status 1, so Jupyter marks it failed. Show
 // runs an analysis written against report.Sink on Default and checks its error; Display implements
-// report.Sink. An Explorer redraws a figure as the reader moves sliders and drop-down lists (GoNB widgets);
-// headless (HeadlessEnv set, or no browser answering) and outside a notebook it draws its default state
-// once.
+// report.Sink. An Explorer redraws a figure as the reader moves sliders and drop-down lists (HTML controls
+// reporting through GoNB's comms); headless (HeadlessEnv set, or no browser answering) and outside a notebook
+// it draws its default state once. Its markup says what it shows: the figure carries the positions it was
+// drawn for and a drawing count as data- attributes, so a script or a browser test can wait for a state.
 //
 // # Claims
 //
