@@ -59,10 +59,14 @@ test-notebooks:
 	kernels/install.sh --browser
 	$(GO) run ./kernels/nbrun -jupyter $(JUPYTER) -quick -out build/test-notebooks -screenshot 00-tour
 
-## test-lab: JupyterLab in headless Chromium (Playwright): runs notebooks 00 and 07 through the UI, screenshots in build/lab/
+## test-lab: JupyterLab in headless Chromium (Playwright): runs notebooks 00, 02 and 07 through the UI, screenshots in build/lab/.
+## Stress mode: `make test-lab LABTEST_REPEAT=20 LABTEST_BURN=2` runs it 20 times (build/lab/run-NN/) while 2 processes
+## keep the CPUs busy, and writes the pass count and time per run to build/lab/stress.txt
+LABTEST_REPEAT ?= 1
+LABTEST_BURN ?= 0
 test-lab:
 	kernels/install.sh --browser
-	$(VENV)/bin/python kernels/labtest.py --out build/lab
+	$(VENV)/bin/python kernels/labtest.py --out build/lab --repeat $(LABTEST_REPEAT) --burn $(LABTEST_BURN)
 
 ## kernel: create build/venv from the lock, install goimports, gopls and GoNB where missing; register the kernels
 kernel:

@@ -12,14 +12,23 @@ menu, and asserts that
   * every code cell finished (an execution count, no "[*]") and no output is an error or a Go panic;
   * at least the expected number of figures rendered, each decoded with non-blank pixels
     (more than 2% of pixels neither white nor transparent, counted on a canvas in the page);
-  * a progress bar updated while the notebook ran (two or more values seen) and ended full;
+  * a progress bar updated while the notebook ran (the kernel sent it two or more values) and ended full;
   * a table rendered as an HTML <table> with data cells;
-  * for notebooks with an explorer: moving a slider (keyboard, as a reader would) redraws the figure, and
-    the Done button ends it so the rest of the notebook runs.
+  * for notebooks with explorers: dragging a slider with the mouse redraws the figure for the slider's new
+    position (a different image), and the Done button ends it so the rest of the notebook runs;
+
+Every wait is for a state the page shows, never for time: cells' execution counts, images loaded, an
+explorer's figure carrying (data-dprl-state) the positions its controls show.
+Elements an explorer replaces when it redraws are looked up afresh after each wait.
 
 Screenshots go to OUT: NAME.png (the page at the notebook's first figure after the run), NAME-figure.png (that
-figure), NAME-end.png (the end of the notebook), NAME-explorer-before.png and -after.png.
-DPRL_QUICK=1 is set for the kernels. Exit status 0 only if every check passed.
+figure), NAME-end.png (the end of the notebook), NAME-explorer-before.png and -after.png; on an error
+NAME-failed.png. JupyterLab's log is
+OUT/jupyterlab.log, the browser console OUT/console.log. DPRL_QUICK=1 is set for the kernels. Exit status 0
+only if every check passed.
+
+Stress mode (--repeat N, --burn K): the whole test N times, each into OUT/run-NN, while K processes keep
+CPUs busy; the pass count and the time per run go to OUT/stress.txt.
 """
 
 import argparse
@@ -35,15 +44,15 @@ import time
 import urllib.request
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout, sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# notebook -> (figures expected at least, has an explorer)
+# notebook -> what its run must show: at least this many figures, and this many explorers to drive.
 NOTEBOOKS = {
-    "00-tour": (1, False),
-    "02-balle2016-dp-policy-evaluation": (2, False),
-    "07-ad-hoc-private-estimators": (3, True),
+    "00-tour": dict(figures=1),
+    "02-balle2016-dp-policy-evaluation": dict(figures=2),
+    "07-ad-hoc-private-estimators": dict(figures=3, explorers=1),
 }
 
 CHROMIUM_ARGS = [
@@ -51,21 +60,25 @@ CHROMIUM_ARGS = [
     "--disable-sync", "--no-first-run", "--disable-quic", "--hide-scrollbars",
 ]
 
-# Records every value a <progress> element shows, from the moment the page loads.
-PROGRESS_RECORDER = """
-window.__dprlProgress = [];
-new MutationObserver(() => {
-  document.querySelectorAll('.jp-OutputArea progress').forEach(p => {
-    const v = p.getAttribute('value') + '/' + p.getAttribute('max');
-    const a = window.__dprlProgress;
-    if (a.length === 0 || a[a.length - 1] !== v) a.push(v);
+# Records, per display, every value of a <progress> bar the kernel sends to the notebook on screen (GoNB's
+# display and update messages), so a bar that updated is seen however the page batches its redraws.
+PROGRESS_RECORDER = """() => {
+  const bars = window.__dprlBars = {};
+  window.jupyterapp.shell.currentWidget.sessionContext.iopubMessage.connect((_, msg) => {
+    const t = msg.header.msg_type, c = msg.content;
+    if ((t !== 'display_data' && t !== 'update_display_data') || !c.transient || !c.data) return;
+    let h = c.data['text/html'];
+    if (Array.isArray(h)) h = h.join('');
+    const m = typeof h === 'string' && /<progress value="(\\d+)" max="(\\d+)"/.exec(h);
+    if (!m) return;
+    const a = bars[c.transient.display_id] = bars[c.transient.display_id] || [], v = m[1] + '/' + m[2];
+    if (a[a.length - 1] !== v) a.push(v);
   });
-}).observe(document, {subtree: true, childList: true, attributes: true});
-"""
+}"""
 
-# Per output image: its size and the fraction of pixels that are neither white nor transparent.
-IMAGE_PIXELS = """
-() => Array.from(document.querySelectorAll('.jp-OutputArea-output img')).map(img => {
+# Per output image of the notebook on screen: its size and the fraction of pixels that are neither white nor
+# transparent. Called once every image has loaded (IMAGES_LOADED).
+IMAGE_PIXELS = """(nb) => Array.from(document.querySelectorAll(nb + ' .jp-OutputArea-output img')).map(img => {
   const c = document.createElement('canvas');
   c.width = img.naturalWidth; c.height = img.naturalHeight;
   if (!c.width || !c.height) return {w: 0, h: 0, ink: 0};
@@ -77,23 +90,43 @@ IMAGE_PIXELS = """
     if (d[i + 3] > 16 && (d[i] < 240 || d[i + 1] < 240 || d[i + 2] < 240)) ink++;
   }
   return {w: c.width, h: c.height, ink: ink / (c.width * c.height)};
-})
-"""
+})"""
 
+IMAGES_LOADED = """(nb) => Array.from(document.querySelectorAll(nb + ' .jp-OutputArea-output img')).every(i => i.complete)"""
 
-# The kernel is ready when connected and idle. GoNB sends no status for JupyterLab's history_request, so a
-# connection can stay "unknown" until the next request: ask for kernel info again (once a second) meanwhile.
-KERNEL_IDLE = """() => {
-  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
-  const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
-  if (!k || k.connectionStatus !== 'connected') return false;
-  if (k.status === 'unknown' && !(window.__dprlAsked > Date.now() - 1000)) {
-    window.__dprlAsked = Date.now();
-    k.requestKernelInfo().catch(() => {});
-  }
-  return k.status === 'idle';
+# Every code cell of the notebook on screen shows an execution count. JupyterLab sets it once the cell's
+# reply and the kernel's idle status after its outputs have arrived, so the outputs are in the page then.
+ALL_FINISHED = """(nb) => {
+  const ps = Array.from(document.querySelectorAll(nb + ' .jp-CodeCell .jp-InputArea-prompt')).map(e => e.textContent.trim());
+  return ps.length > 0 && ps.every(p => /^\\[\\d+\\]:$/.test(p));
 }"""
 
+# Some code cell has left its "[ ]:" prompt (it runs, waits to run, or ran).
+ANY_STARTED = """(nb) => Array.from(document.querySelectorAll(nb + ' .jp-CodeCell .jp-InputArea-prompt'))
+  .some(e => e.textContent.trim() !== '[ ]:')"""
+
+# An explorer (dprl/display) in a state: its figure drawn for the positions its controls show, at least minGen
+# drawings so far, the image loaded. Returns what the figure shows, or false. The explorer replaces its figure
+# only when the state changes, so once this holds the figure stays until the next move.
+EXPLORER_STATE = """([id, minGen]) => {
+  const root = document.querySelector(`.dprl-explorer[data-dprl-explorer="${id}"]`);
+  const fig = document.querySelector(`.dprl-explorer-figure[data-dprl-explorer="${id}"]`);
+  if (!root || !fig) return false;
+  const want = Array.from(root.querySelectorAll('.dprl-control')).map(c => c.value).join(' ');
+  const gen = Number(fig.dataset.dprlGeneration), img = fig.querySelector('img.dprl-figure');
+  if (fig.dataset.dprlState !== want || gen < minGen || (img && !img.complete)) return false;
+  const err = fig.querySelector('.dprl-explorer-error');
+  return {state: want, gen: gen, src: img ? img.getAttribute('src') : null,
+          caption: fig.querySelector('.dprl-caption').textContent, error: err ? err.textContent : null};
+}"""
+
+# What an explorer shows now, for a failure message.
+EXPLORER_NOW = """(id) => {
+  const root = document.querySelector(`.dprl-explorer[data-dprl-explorer="${id}"]`);
+  const fig = document.querySelector(`.dprl-explorer-figure[data-dprl-explorer="${id}"]`);
+  return {controls: root ? Array.from(root.querySelectorAll('.dprl-control')).map(c => c.value).join(' ') : null,
+          figure: fig ? fig.dataset.dprlState : null, generation: fig ? fig.dataset.dprlGeneration : null};
+}"""
 
 def free_port():
     with socket.socket() as s:
@@ -120,7 +153,7 @@ def start_lab(venv, work, settings, port, token, log):
         cmd.append("--allow-root")
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     url = f"http://127.0.0.1:{port}/api/status?token={token}"
-    deadline = time.time() + 60
+    deadline = time.time() + 120
     while time.time() < deadline:
         if proc.poll() is not None:
             raise SystemExit(f"labtest: JupyterLab exited with status {proc.returncode} (log: {log.name})")
@@ -131,7 +164,7 @@ def start_lab(venv, work, settings, port, token, log):
         except OSError:
             time.sleep(0.3)
     proc.terminate()
-    raise SystemExit(f"labtest: JupyterLab did not answer on port {port} within 60 s (log: {log.name})")
+    raise SystemExit(f"labtest: JupyterLab did not answer on port {port} within 120 s (log: {log.name})")
 
 
 def write_settings(settings):
@@ -156,47 +189,41 @@ def prompts(page):
         f"{NB} .jp-CodeCell .jp-InputArea-prompt", "els => els.map(e => e.textContent.trim())")
 
 
-def wait_finished(page, timeout, allow_running=False):
-    """Waits until every code cell shows an execution count, or one runs (allow_running) past a moment."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        ps = prompts(page)
-        if ps and all(p.startswith("[") and p[1:-2].strip().isdigit() for p in ps):
-            return ps
-        time.sleep(0.5)
-    raise AssertionError(f"cells still running or not run after {timeout} s: prompts {prompts(page)}")
+def wait_finished(page, timeout):
+    """Waits until every code cell shows an execution count."""
+    try:
+        page.wait_for_function(ALL_FINISHED, arg=NB, timeout=timeout * 1000, polling=500)
+    except PlaywrightTimeout:
+        raise AssertionError(f"cells still running or not run after {timeout} s: prompts {prompts(page)}") from None
 
 
 def run_all(page):
-    """Run > Run All Cells, as a reader does; if no cell starts within 15 s, the same command directly."""
+    """Run > Run All Cells, as a reader does; if the menu closed and no cell started within 30 s, the same
+    command directly (a click the page lost)."""
     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
     page.locator(".lm-Menu-item:not(.lm-mod-disabled) .lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-    deadline = time.time() + 15
-    while time.time() < deadline:
-        if any(p != "[ ]:" for p in prompts(page)):
-            return
-        time.sleep(0.3)
-    print("  (Run menu started nothing: running notebook:run-all-cells directly)", flush=True)
-    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.locator(".lm-Menu").first.wait_for(state="hidden")  # the menu has run its command (or was dismissed)
+    try:
+        page.wait_for_function(ANY_STARTED, arg=NB, timeout=30000, polling=200)
+    except PlaywrightTimeout:
+        print("  (Run menu started nothing: running notebook:run-all-cells directly)", flush=True)
+        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
 
 
-def check_notebook(page, base, name, figures, explorer, out, failures):
+def check_notebook(page, base, name, spec, out, fail):
     t0 = time.time()
     # A workspace of its own, reset: only this notebook is open (no tabs restored from the previous one).
     page.goto(f"{base}/lab/workspaces/{name}/tree/{name}.ipynb?reset")
     page.wait_for_selector(f"{NB} .jp-CodeCell", timeout=60000)
     # The kernel is up when the session is ready and the kernel idle.
     page.wait_for_function(KERNEL_IDLE, timeout=120000)
-    page.evaluate("window.__dprlProgress = []")
+    page.evaluate(PROGRESS_RECORDER)
     run_all(page)
-    if explorer:
-        check_explorer(page, name, out, failures)
-    ps = wait_finished(page, 240)
-    page.wait_for_timeout(500)
-
-    def fail(msg):
-        failures.append(f"{name}: {msg}")
-        print(f"  FAIL {msg}", flush=True)
+    for k in range(spec.get("explorers", 0)):
+        check_explorer(page, name, k, out, fail)
+    wait_finished(page, 300)
+    # Figures are data URLs the browser decodes on its own time: measure them once every one has loaded.
+    page.wait_for_function(IMAGES_LOADED, arg=NB, timeout=60000, polling=200)
 
     # Errors: error outputs (JupyterLab renders them with the stderr MIME type and the error class) and panics.
     errors = page.eval_on_selector_all(
@@ -207,17 +234,18 @@ def check_notebook(page, base, name, figures, explorer, out, failures):
         fail(f"{len(errors)} error outputs, first: {errors[0]!r}")
     if "panic:" in text:
         fail("a cell panicked")
-    imgs = page.evaluate(IMAGE_PIXELS.replace(".jp-OutputArea-output img", f"{NB} .jp-OutputArea-output img"))
+    imgs = page.evaluate(IMAGE_PIXELS, NB)
     inked = [i for i in imgs if i["w"] > 0 and i["ink"] > 0.02]
-    if len(inked) < figures:
-        fail(f"{len(inked)} rendered figures with non-blank pixels, want at least {figures} ({imgs})")
-    seen = page.evaluate("window.__dprlProgress")
+    if len(inked) < spec["figures"]:
+        fail(f"{len(inked)} rendered figures with non-blank pixels, want at least {spec['figures']} ({imgs})")
+    bars = page.evaluate("window.__dprlBars")
     finals = page.eval_on_selector_all(f"{NB} .jp-OutputArea progress",
                                        "els => els.map(p => [p.getAttribute('value'), p.getAttribute('max')])")
-    if len(seen) < 2:
-        fail(f"no progress bar updated (values seen: {seen})")
-    if not finals or any(v != m for v, m in finals):
-        fail(f"progress bars did not end full: {finals}")
+    if not any(len(v) >= 2 for v in bars.values()):
+        fail(f"no progress bar updated (values sent per bar: {bars})")
+    ends = [v[-1].split("/") for v in bars.values()]
+    if not finals or any(v != m for v, m in finals + ends):
+        fail(f"progress bars did not end full: shown {finals}, last sent {ends}")
     tables = page.eval_on_selector_all(f"{NB} .jp-OutputArea-output table", "ts => ts.map(t => t.querySelectorAll('td').length)")
     if not any(n > 0 for n in tables):
         fail("no HTML table with data cells")
@@ -225,57 +253,78 @@ def check_notebook(page, base, name, figures, explorer, out, failures):
     figs = page.locator(f"{NB} .jp-OutputArea-output img")
     if figs.count() > 0:  # the page scrolled to the notebook's first figure, and that figure alone
         figs.first.scroll_into_view_if_needed()
-        page.wait_for_timeout(300)
         page.screenshot(path=str(out / f"{name}.png"))
         figs.first.screenshot(path=str(out / f"{name}-figure.png"))
-    print(f"  {len(ps)} code cells, {len(inked)} figures (ink {[round(i['ink'], 3) for i in inked]}), "
-          f"{len(tables)} tables, progress values seen {len(seen)}, {time.time() - t0:.1f} s", flush=True)
+    print(f"  {len(prompts(page))} code cells, {len(inked)} figures (ink {[round(i['ink'], 3) for i in inked]}), "
+          f"{len(tables)} tables, progress bars {len(bars)} (values sent {sum(len(v) for v in bars.values())}), "
+          f"{time.time() - t0:.1f} s", flush=True)
 
 
-def check_explorer(page, name, out, failures):
-    """Moves the explorer's first slider and checks the figure was redrawn, then presses Done."""
-    fig = page.locator(".dprl-explorer-figure img.dprl-figure").first
-    fig.wait_for(timeout=240000)
+def wait_explorer(page, xid, min_gen, timeout):
+    """Waits until explorer xid shows its figure for the state of its controls, drawn at least min_gen times."""
+    try:
+        return page.wait_for_function(EXPLORER_STATE, arg=[xid, min_gen], timeout=timeout * 1000,
+                                      polling=200).json_value()
+    except PlaywrightTimeout:
+        raise AssertionError(f"explorer {xid} did not show its figure for its controls' state within {timeout} s "
+                             f"(at least {min_gen} drawings); now {page.evaluate(EXPLORER_NOW, xid)}") from None
+
+
+def check_explorer(page, name, k, out, fail):
+    """Drives the notebook's next explorer (drive_explorer), then presses its Done button, which ends its cell
+    so the rest of the notebook runs whatever happened."""
+    root = page.locator(f"{NB} .dprl-explorer:not(.dprl-explorer-closed)").first
+    root.wait_for(timeout=300000)  # its cell has started (the cells before it ran)
+    xid = root.get_attribute("data-dprl-explorer")
+    try:
+        drive_explorer(page, xid, k, name if k == 0 else f"{name}-{k + 1}", out, fail)
+    finally:
+        try:
+            page.locator(f'.dprl-explorer[data-dprl-explorer="{xid}"] .dprl-done').click()
+            page.locator(f'.dprl-explorer-closed[data-dprl-explorer="{xid}"]').wait_for(timeout=60000)
+        except Exception as e:  # noqa: BLE001 (the error that brought us here, if any, is the one to report)
+            fail(f"explorer {k + 1}: Done did not close it ({e})")
+
+
+def drive_explorer(page, xid, k, tag, out, fail):
+    """Waits for explorer xid's figure, drags its first slider with the mouse, and waits for the figure drawn
+    for the slider's new position (a different image). Each wait is for a state the page shows (the figure's
+    data-dprl-state equal to the controls' positions), and every element is looked up afresh after it, since
+    the explorer replaces its figure when it redraws."""
+    before = wait_explorer(page, xid, 1, 120)
+    fig = page.locator(f'.dprl-explorer-figure[data-dprl-explorer="{xid}"]')
     fig.scroll_into_view_if_needed()
-    before = fig.get_attribute("src")
-    caption = page.locator(".dprl-explorer-figure .dprl-caption").first.inner_text()
-    page.locator(".dprl-explorer-figure").first.screenshot(path=str(out / f"{name}-explorer-before.png"))
-    slider = page.locator(".dprl-explorer input[type=range]").first
+    fig.screenshot(path=str(out / f"{tag}-explorer-before.png"))
+    slider = page.locator(f'.dprl-explorer[data-dprl-explorer="{xid}"] input[type=range]').first
     slider.scroll_into_view_if_needed()
     box = slider.bounding_box()
-    # Drag the thumb from its place to the right end of the track, as a reader does with the mouse.
-    lo, hi = int(slider.get_attribute("min") or 0), int(slider.get_attribute("max") or 1)
+    # Drag the thumb from its place to the far end of the track, as a reader does with the mouse.
+    lo, hi = int(slider.get_attribute("min")), int(slider.get_attribute("max"))
     val = int(slider.input_value())
     x0 = box["x"] + 8 + (box["width"] - 16) * (val - lo) / max(1, hi - lo)
+    x1 = box["x"] + box["width"] - 2 if val < hi else box["x"] + 2
     y = box["y"] + box["height"] / 2
     page.mouse.move(x0, y)
     page.mouse.down()
-    page.mouse.move(box["x"] + box["width"] - 2, y, steps=8)
+    page.mouse.move(x1, y, steps=8)
     page.mouse.up()
-    print(f"  slider moved from {val} to {slider.input_value()}", flush=True)
-    try:
-        page.wait_for_function(
-            "(src) => { const i = document.querySelector('.dprl-explorer-figure img.dprl-figure');"
-            " return i && i.getAttribute('src') !== src; }", arg=before, timeout=90000)
-    except Exception as e:  # noqa: BLE001 (report and go on: Done still has to end the cell)
-        failures.append(f"{name}: moving the slider did not redraw the figure ({e})")
-        print("  FAIL explorer figure unchanged", flush=True)
-    else:
-        after = page.locator(".dprl-explorer-figure .dprl-caption").first.inner_text()
-        page.locator(".dprl-explorer-figure").first.screenshot(path=str(out / f"{name}-explorer-after.png"))
-        print(f"  explorer redrawn: {caption!r} -> {after!r}", flush=True)
-    page.locator(".dprl-explorer button", has_text="Done").first.click()
+    moved = int(slider.input_value())
+    print(f"  slider moved from {val} to {moved}", flush=True)
+    if moved == val:
+        fail(f"explorer {k + 1}: dragging the slider did not move it")
+        return
+    after = wait_explorer(page, xid, before["gen"] + 1, 120)
+    if after["error"]:
+        fail(f"explorer {k + 1} failed to draw {after['caption']!r}: {after['error']}")
+    elif after["src"] == before["src"]:
+        fail(f"explorer {k + 1}: the figure for {after['caption']!r} is the same image as for {before['caption']!r}")
+    fig.screenshot(path=str(out / f"{tag}-explorer-after.png"))  # a locator resolves again at each use
+    print(f"  explorer redrawn: {before['caption']!r} -> {after['caption']!r} "
+          f"(drawing {after['gen']}, state {after['state']!r})", flush=True)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default="build/lab", help="screenshots and the run's files")
-    ap.add_argument("--chromium", default="/usr/bin/chromium")
-    ap.add_argument("--headed", action="store_true", help="show the browser (needs a display)")
-    ap.add_argument("notebooks", nargs="*", help="notebook names (default: %s)" % ", ".join(NOTEBOOKS))
-    args = ap.parse_args()
-    names = args.notebooks or list(NOTEBOOKS)
-    out = Path(args.out).resolve()
+def run_once(args, names, out, chromium):
+    """One full browser test into out; returns the failures."""
     out.mkdir(parents=True, exist_ok=True)
     work = out / "work"
     shutil.rmtree(work, ignore_errors=True)
@@ -289,31 +338,37 @@ def main():
     venv = Path(sys.prefix)
     t0 = time.time()
     failures = []
-    with open(out / "jupyterlab.log", "w") as log:
+    with open(out / "jupyterlab.log", "w") as log, open(out / "console.log", "w") as console:
         lab = start_lab(venv, work, settings, port, token, log)
-        print(f"JupyterLab on http://127.0.0.1:{port}/lab (up in {time.time() - t0:.1f} s), Chromium {args.chromium}",
+        print(f"JupyterLab on http://127.0.0.1:{port}/lab (up in {time.time() - t0:.1f} s), Chromium {chromium}",
               flush=True)
         try:
             with sync_playwright() as pw:
                 ctx = pw.chromium.launch_persistent_context(
-                    profile, executable_path=args.chromium, headless=not args.headed, args=CHROMIUM_ARGS,
+                    profile, executable_path=chromium, headless=not args.headed, args=CHROMIUM_ARGS,
                     viewport={"width": 1280, "height": 1600})
-                ctx.add_init_script(PROGRESS_RECORDER)
                 page = ctx.new_page()
                 page.goto(f"http://127.0.0.1:{port}/lab?token={token}")
                 page.wait_for_selector(".jp-LabShell", timeout=60000)
                 base = f"http://127.0.0.1:{port}"
                 for n in names:
-                    figures, explorer = NOTEBOOKS.get(n, (1, False))
                     print(f"{n}:", flush=True)
                     page.close()  # one page per notebook: only that notebook open
                     page = ctx.new_page()
+                    page.on("console", lambda m, n=n: console.write(f"{n} {m.type}: {m.text}\n"))
+
+                    def fail(msg, n=n):
+                        failures.append(f"{n}: {msg}")
+                        print(f"  FAIL {msg}", flush=True)
+
                     try:
-                        check_notebook(page, base, n, figures, explorer, out, failures)
-                    except Exception as e:  # noqa: BLE001
-                        failures.append(f"{n}: {e}")
-                        print(f"  FAIL {e}", flush=True)
-                        page.screenshot(path=str(out / f"{n}-failed.png"), full_page=True)
+                        check_notebook(page, base, n, NOTEBOOKS.get(n, dict(figures=1)), out, fail)
+                    except Exception as e:  # noqa: BLE001 (record, keep the evidence, go on with the next notebook)
+                        fail(str(e))
+                        try:
+                            page.screenshot(path=str(out / f"{n}-failed.png"), full_page=True)
+                        except Exception as e2:  # noqa: BLE001
+                            print(f"  (no failure screenshot: {e2})", flush=True)
                 ctx.close()
         finally:
             os.killpg(lab.pid, 15)
@@ -323,11 +378,58 @@ def main():
                 os.killpg(lab.pid, 9)
             shutil.rmtree(settings, ignore_errors=True)
             shutil.rmtree(profile, ignore_errors=True)
-    print(f"total {time.time() - t0:.1f} s; screenshots in {out}")
-    if failures:
-        print("FAILED:\n  " + "\n  ".join(failures))
+    print(f"total {time.time() - t0:.1f} s; screenshots, JupyterLab's log and the browser console in {out}")
+    return failures
+
+
+def start_burners(n):
+    """n processes that keep a CPU busy each (the stress mode's load)."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default="build/lab", help="screenshots and the run's files")
+    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    ap.add_argument("--headed", action="store_true", help="show the browser (needs a display)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run the whole test this many times (each into OUT/run-NN), stop at nothing, report the count")
+    ap.add_argument("--burn", type=int, default=0, help="keep this many CPUs busy meanwhile (stress mode)")
+    ap.add_argument("notebooks", nargs="*", help="notebook names (default: %s)" % ", ".join(NOTEBOOKS))
+    args = ap.parse_args()
+    names = args.notebooks or list(NOTEBOOKS)
+    out = Path(args.out).resolve()
+    if args.repeat <= 1 and args.burn == 0:
+        failures = run_once(args, names, out, args.chromium)
+        if failures:
+            print("FAILED:\n  " + "\n  ".join(failures))
+            sys.exit(1)
+        print("all checks passed")
+        return
+    burners = start_burners(args.burn)
+    results = []
+    try:
+        print(f"stress mode: {args.repeat} runs, {args.burn} CPU burners (pids {[b.pid for b in burners]})", flush=True)
+        for i in range(1, args.repeat + 1):
+            t0 = time.time()
+            print(f"=== run {i}/{args.repeat}", flush=True)
+            failures = run_once(args, names, out / f"run-{i:02d}", args.chromium)
+            results.append((i, failures, time.time() - t0))
+            print(f"=== run {i}/{args.repeat}: {'FAILED' if failures else 'passed'} in {results[-1][2]:.1f} s", flush=True)
+    finally:
+        for b in burners:
+            b.kill()
+            b.wait()
+    passed = [r for r in results if not r[1]]
+    times = [r[2] for r in results]
+    lines = [f"{len(passed)}/{len(results)} runs passed with {args.burn} CPU burners; time per run "
+             f"mean {sum(times) / len(times):.1f} s, min {min(times):.1f} s, max {max(times):.1f} s"]
+    lines += [f"run {i:02d}: {'passed' if not f else 'FAILED'} {t:.1f} s" + "".join(f"\n  {x}" for x in f)
+              for i, f, t in results]
+    (out / "stress.txt").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    if len(passed) < len(results):
         sys.exit(1)
-    print("all checks passed")
 
 
 if __name__ == "__main__":
