@@ -150,6 +150,16 @@ with open(sys.argv[1], "w") as f:
     json.dump({"MappingKernelManager": {"untracked_message_types": keep}}, f, indent=1)
     f.write("\n")
 EOF
+# JupyterLab drops a completion reply that takes longer than the completer's providerTimeout (1 s by default);
+# GoNB runs goimports and asks gopls (giving it up to 8 s) for each Tab, which takes seconds on a busy machine,
+# so Tab would show nothing. The environment's settings overrides (read by `make lab` and the browser test)
+# give the kernel 20 s.
+mkdir -p "$venv/share/jupyter/lab/settings"
+cat >"$venv/share/jupyter/lab/settings/overrides.json" <<'EOF'
+{
+ "@jupyterlab/completer-extension:manager": {"providerTimeout": 20000}
+}
+EOF
 register gonb-dprl "Go (dprl)"
 register gonb-dprl-batch "Go (dprl, batch)" --raw_error
 echo "kernels gonb-dprl and gonb-dprl-batch registered in $data_dir/kernels (repository $root)"

@@ -16,14 +16,16 @@ menu, and asserts that
   * a table rendered as an HTML <table> with data cells;
   * for notebooks with explorers: dragging a slider with the mouse redraws the figure for the slider's new
     position (a different image), and the Done button ends it so the rest of the notebook runs;
+  * in 00-tour, after the run: in a fresh cell, Tab after a prefix lists the exported names of a dprl package
+    with that prefix, and Shift+Tab on one shows its doc comment (GoNB asks gopls).
 
 Every wait is for a state the page shows, never for time: cells' execution counts, images loaded, an
-explorer's figure carrying (data-dprl-state) the positions its controls show.
+explorer's figure carrying (data-dprl-state) the positions its controls show, the kernel's reply to a key.
 Elements an explorer replaces when it redraws are looked up afresh after each wait.
 
 Screenshots go to OUT: NAME.png (the page at the notebook's first figure after the run), NAME-figure.png (that
-figure), NAME-end.png (the end of the notebook), NAME-explorer-before.png and -after.png; on an error
-NAME-failed.png. JupyterLab's log is
+figure), NAME-end.png (the end of the notebook), NAME-explorer-before.png and -after.png, NAME-completion.png
+(the completion list) and NAME-inspect.png (the doc tooltip); on an error NAME-failed.png. JupyterLab's log is
 OUT/jupyterlab.log, the browser console OUT/console.log. DPRL_QUICK=1 is set for the kernels. Exit status 0
 only if every check passed.
 
@@ -48,12 +50,20 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout, sync_playwrig
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# notebook -> what its run must show: at least this many figures, and this many explorers to drive.
+# notebook -> what its run must show: at least this many figures, this many explorers to drive, and whether
+# the completion and inspection check runs in it (after the notebook ran, so its setup cell made the project's
+# packages importable).
 NOTEBOOKS = {
-    "00-tour": dict(figures=1),
+    "00-tour": dict(figures=1, completion=True),
     "02-balle2016-dp-policy-evaluation": dict(figures=2),
     "07-ad-hoc-private-estimators": dict(figures=3, explorers=1),
 }
+
+# The completion check: in a fresh cell importing PACKAGE, typing "<name>.PREFIX" and Tab must list every
+# exported name of the package starting with PREFIX (from `go doc`), and Shift+Tab on INSPECT must show its
+# doc comment.
+COMPLETION = dict(package="github.com/dprl-project/dprl/mechanisms", prefix="AnalyticG",
+                  inspect="AnalyticGaussianSigma")
 
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -127,6 +137,75 @@ EXPLORER_NOW = """(id) => {
   return {controls: root ? Array.from(root.querySelectorAll('.dprl-control')).map(c => c.value).join(' ') : null,
           figure: fig ? fig.dataset.dprlState : null, generation: fig ? fig.dataset.dprlGeneration : null};
 }"""
+
+# A fresh code cell below the last one, holding SOURCE, in edit mode with the cursor at its end.
+FRESH_CELL = """async (source) => {
+  const app = window.jupyterapp, panel = app.shell.currentWidget, nb = panel.content;
+  nb.activeCellIndex = nb.widgets.length - 1;
+  await app.commands.execute('notebook:insert-cell-below');
+  await app.commands.execute('notebook:change-cell-to-code');
+  const cell = nb.activeCell;
+  cell.model.sharedModel.setSource(source);
+  await app.commands.execute('notebook:enter-edit-mode');
+  const ed = cell.editor, lines = source.split('\\n');
+  ed.setCursorPosition({line: lines.length - 1, column: lines[lines.length - 1].length});
+  ed.focus();
+  cell.node.scrollIntoView({block: 'center'});
+  return nb.widgets.length;
+}"""
+
+# Records every complete_reply and inspect_reply the kernel sends to the notebook on screen (its content and
+# how long after its request it came, in ms), and a log of requests and replies for failure messages.
+REPLY_RECORDER = """() => {
+  const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel, t0 = Date.now(), sent = {};
+  const r = window.__dprlReplies = {complete_reply: [], inspect_reply: [], log: []};
+  k.anyMessage.connect((_, a) => {
+    const m = a.msg, t = m.header.msg_type, c = m.content;
+    if (!/^(complete|inspect)_(request|reply)$/.test(t)) return;
+    r.log.push(`${((Date.now() - t0) / 1000).toFixed(1)}s ${a.direction} ${t}` +
+      (t === 'complete_reply' ? ` ${c.status} ${JSON.stringify(c.matches)}` : ''));
+    if (a.direction === 'send') sent[m.header.msg_id] = Date.now();
+    else r[t].push({content: c, ms: Date.now() - (sent[m.parent_header.msg_id] || t0)});
+  });
+}"""
+
+# After Tab: "list" once the completion list shows; "empty" once a reply past the first n came with no match,
+# "late" once one came after JupyterLab's providerTimeout (JupyterLab drops it and shows nothing).
+COMPLETION_STATE = """([n, timeout]) => {
+  const shown = Array.from(document.querySelectorAll('.jp-Completer')).filter(c => c.getClientRects().length);
+  if (shown.some(c => c.querySelector('.jp-Completer-item'))) return 'list';
+  const r = window.__dprlReplies.complete_reply, last = r[r.length - 1];
+  if (r.length <= n) return false;
+  return !(last.content.matches || []).length ? 'empty' : last.ms > timeout ? 'late' : false;
+}"""
+
+# After Shift+Tab: "doc" once the tooltip shows the sentence, or the reply's text once a reply past the first n
+# came without the sentence's first words (key).
+INSPECT_STATE = """([n, sentence, key]) => {
+  const flat = (x) => x.replace(/\\s+/g, ' ');
+  if (Array.from(document.querySelectorAll('.jp-Tooltip')).some(t => flat(t.textContent).includes(sentence))) return 'doc';
+  const r = window.__dprlReplies.inspect_reply, last = r[r.length - 1];
+  if (r.length <= n) return false;
+  const text = flat(Object.values(last.content.data || {}).join(' '));
+  return text.includes(key) ? false : 'reply: ' + (text.slice(0, 200) || last.content.status);
+}"""
+
+
+
+
+# The kernel is ready when connected and idle. GoNB sends no status for JupyterLab's history_request, so a
+# connection can stay "unknown" until the next request: ask for kernel info again (once a second) meanwhile.
+KERNEL_IDLE = """() => {
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+  if (!k || k.connectionStatus !== 'connected') return false;
+  if (k.status === 'unknown' && !(window.__dprlAsked > Date.now() - 1000)) {
+    window.__dprlAsked = Date.now();
+    k.requestKernelInfo().catch(() => {});
+  }
+  return k.status === 'idle';
+}"""
+
 
 def free_port():
     with socket.socket() as s:
@@ -258,6 +337,8 @@ def check_notebook(page, base, name, spec, out, fail):
     print(f"  {len(prompts(page))} code cells, {len(inked)} figures (ink {[round(i['ink'], 3) for i in inked]}), "
           f"{len(tables)} tables, progress bars {len(bars)} (values sent {sum(len(v) for v in bars.values())}), "
           f"{time.time() - t0:.1f} s", flush=True)
+    if spec.get("completion"):
+        check_completion(page, name, out, fail)
 
 
 def wait_explorer(page, xid, min_gen, timeout):
@@ -321,6 +402,100 @@ def drive_explorer(page, xid, k, tag, out, fail):
     fig.screenshot(path=str(out / f"{tag}-explorer-after.png"))  # a locator resolves again at each use
     print(f"  explorer redrawn: {before['caption']!r} -> {after['caption']!r} "
           f"(drawing {after['gen']}, state {after['state']!r})", flush=True)
+
+
+def go_doc(args):
+    go = shutil.which("go") or "/usr/local/go/bin/go"
+    return subprocess.run([go, "doc", *args], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+
+
+def exported_names(package):
+    """The package-level names `go doc -short` lists (functions, types, constants, variables, constructors)."""
+    names = set()
+    for line in go_doc(["-short", package]).splitlines():
+        words = line.replace("(", " ").split()
+        if len(words) >= 2 and words[0] in ("func", "type", "const", "var") and words[1][:1].isupper():
+            names.add(words[1])
+    return names
+
+
+def doc_sentence(package, name):
+    """The first sentence of NAME's doc comment (the indented text under its declaration), whitespace collapsed."""
+    lines = go_doc([package, name]).split("\n\n", 1)[1].splitlines()
+    doc = []
+    for line in lines[1:]:
+        if not line.startswith("    "):
+            break
+        doc.append(line.strip())
+    return " ".join(" ".join(doc).split()).split(". ")[0]
+
+
+def ask_kernel(page, key, state, arg, tries=6):
+    """Presses key until the page reaches the state the JS predicate `state` names with a string other than a
+    retry. GoNB gives gopls 8 s per request and answers nothing useful past that, which a loaded machine can
+    miss (the first request also loads the module); a reader presses the key again, and so does this, at most
+    `tries` times, each once the reply came (a new press replaces a tooltip). Returns (final state, presses)."""
+    for n in range(1, tries + 1):
+        seen = len(page.evaluate("window.__dprlReplies")[arg["reply"]])
+        page.keyboard.press(key)
+        try:
+            got = page.wait_for_function(state, arg=[seen, *arg["args"]], timeout=120000, polling=200).json_value()
+        except PlaywrightTimeout:
+            raise AssertionError(f"{key} (press {n}): neither the page nor the kernel answered within 120 s; "
+                                 f"messages {page.evaluate('window.__dprlReplies.log')}") from None
+        if got == arg["want"]:
+            return got, n
+    return got, tries
+
+
+def provider_timeout(page):
+    """JupyterLab's completer providerTimeout in this environment (kernels/install.sh raises it), in ms."""
+    return page.evaluate("""async () => {
+      const s = await window.jupyterapp.serviceManager.settings.fetch('@jupyterlab/completer-extension:manager');
+      const v = (s.settings || {}).providerTimeout;
+      return v !== undefined ? v : s.schema.properties.providerTimeout.default;
+    }""")
+
+
+def check_completion(page, name, out, fail):
+    """Tab completion and Shift+Tab documentation in a fresh cell, as a reader uses them (GoNB asks gopls)."""
+    t0 = time.time()
+    pkg, prefix, target = COMPLETION["package"], COMPLETION["prefix"], COMPLETION["inspect"]
+    short = pkg.rsplit("/", 1)[1]
+    names = exported_names(pkg)
+    want = sorted(n for n in names if n.startswith(prefix))
+    sentence = doc_sentence(pkg, target)
+    page.evaluate(REPLY_RECORDER)
+    page.evaluate(FRESH_CELL, f'import "{pkg}"\n\n%%\n')
+    page.keyboard.type(f"{short}.{prefix}")
+    timeout = provider_timeout(page)
+    got, tabs = ask_kernel(page, "Tab", COMPLETION_STATE, dict(reply="complete_reply", args=[timeout], want="list"))
+    page.screenshot(path=str(out / f"{name}-completion.png"))
+    if got != "list":
+        fail(f"completion: Tab after {short}.{prefix} opened no completion list in {tabs} tries")
+        return
+    shown = [t.strip() for t in page.locator(".jp-Completer:visible .jp-Completer-item .jp-Completer-match").all_text_contents()]
+    missing = [n for n in want if n not in shown]
+    foreign = [n for n in shown if n not in names]
+    if not want or missing or foreign:
+        fail(f"completion of {short}.{prefix}: shown {shown}, exported names with that prefix {want}"
+             f" (missing {missing}, not exported by {short}: {foreign})")
+    # Choose the documented name from the list, then Shift+Tab on it.
+    page.locator(".jp-Completer:visible .jp-Completer-item", has_text=target).first.click()
+    page.locator(".jp-Completer:visible").wait_for(state="detached")
+    key = " ".join(sentence.split()[:4])
+    got, presses = ask_kernel(page, "Shift+Tab", INSPECT_STATE,
+                              dict(reply="inspect_reply", args=[sentence, key], want="doc"))
+    page.screenshot(path=str(out / f"{name}-inspect.png"))
+    if got != "doc":
+        fail(f"inspection: Shift+Tab on {short}.{target} did not show its doc comment {sentence!r} "
+             f"in {presses} tries (last {got})")
+        return
+    page.keyboard.press("Escape")
+    ms = {t: [x["ms"] for x in v] for t, v in page.evaluate("window.__dprlReplies").items() if t != "log"}
+    print(f"  completion {short}.{prefix} -> {shown} (Tab pressed {tabs}x, replies after {ms['complete_reply']} ms, "
+          f"JupyterLab waits {timeout} ms); Shift+Tab on {target} shows {sentence[:40]!r}... (pressed {presses}x, "
+          f"replies after {ms['inspect_reply']} ms), {time.time() - t0:.1f} s", flush=True)
 
 
 def run_once(args, names, out, chromium):
