@@ -19,9 +19,10 @@ menu, and asserts that
   * in 00-tour, after the run: in a fresh cell, Tab after a prefix lists the exported names of a dprl package
     with that prefix, and Shift+Tab on one shows its doc comment (GoNB asks gopls).
 
-Every wait is for a state the page shows, never for time: cells' execution counts, images loaded, an
-explorer's figure carrying (data-dprl-state) the positions its controls show, the kernel's reply to a key.
-Elements an explorer replaces when it redraws are looked up afresh after each wait.
+Every wait is for a state the page shows (cells' execution counts, images loaded, an explorer's figure
+carrying in data-dprl-state the positions its controls show, the kernel's reply to a key); time limits only
+bound a failure, and no check sleeps. Elements an explorer replaces when it redraws are looked up afresh after
+each wait.
 
 Screenshots go to OUT: NAME.png (the page at the notebook's first figure after the run), NAME-figure.png (that
 figure), NAME-end.png (the end of the notebook), NAME-explorer-before.png and -after.png, NAME-completion.png
@@ -568,7 +569,7 @@ def main():
     ap.add_argument("--chromium", default="/usr/bin/chromium")
     ap.add_argument("--headed", action="store_true", help="show the browser (needs a display)")
     ap.add_argument("--repeat", type=int, default=1,
-                    help="run the whole test this many times (each into OUT/run-NN), stop at nothing, report the count")
+                    help="run the whole test this many times (each into OUT/run-NN; a failed run does not stop the series)")
     ap.add_argument("--burn", type=int, default=0, help="keep this many CPUs busy meanwhile (stress mode)")
     ap.add_argument("notebooks", nargs="*", help="notebook names (default: %s)" % ", ".join(NOTEBOOKS))
     args = ap.parse_args()
@@ -581,6 +582,8 @@ def main():
             sys.exit(1)
         print("all checks passed")
         return
+    for old in out.glob("run-[0-9][0-9]"):  # a longer earlier series' folders would read as this one's
+        shutil.rmtree(old)
     burners = start_burners(args.burn)
     results = []
     try:
@@ -588,7 +591,11 @@ def main():
         for i in range(1, args.repeat + 1):
             t0 = time.time()
             print(f"=== run {i}/{args.repeat}", flush=True)
-            failures = run_once(args, names, out / f"run-{i:02d}", args.chromium)
+            try:
+                failures = run_once(args, names, out / f"run-{i:02d}", args.chromium)
+            except SystemExit as e:  # JupyterLab did not start: a failed run, not the end of the series
+                failures = [str(e)]
+                print(e, flush=True)
             results.append((i, failures, time.time() - t0))
             print(f"=== run {i}/{args.repeat}: {'FAILED' if failures else 'passed'} in {results[-1][2]:.1f} s", flush=True)
     finally:
