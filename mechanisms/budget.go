@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"sync"
 
 	"github.com/dprl-project/dprl/dprl/param"
 )
@@ -24,7 +25,13 @@ import (
 // the smallest positive float64 is refused. Reading a float64 as its shortest decimal moves it by less than
 // half a unit in its last place (a relative 2⁻⁵³ ≈ 1.1·10⁻¹⁶), the precision every ε computed in float64 has
 // anyway; within that precision, what the Budget accepts is what was spent.
+//
+// Concurrency. A Budget is safe for concurrent use: every method holds one lock for its whole
+// check-and-record, so goroutines spending from the same Budget never both pass the check on the same
+// remainder, and Spent, Remaining and Items always see a set of whole spends. Under any interleaving the
+// accepted spends add up to at most the cap. A Budget must not be copied after first use.
 type Budget struct {
+	mu             sync.Mutex
 	valid          bool
 	capEps, capDel *big.Rat
 	spentEps       *big.Rat
@@ -94,10 +101,13 @@ func (b *Budget) Spend(what string, epsilon, delta float64) error {
 	if err := param.First(check.In("epsilon", epsilon, param.NonNegative), checkDelta(delta)); err != nil {
 		return err
 	}
-	ne := new(big.Rat).Add(b.spentEps, decimalRat(epsilon))
-	nd := new(big.Rat).Add(b.spentDel, decimalRat(delta))
+	de, dd := decimalRat(epsilon), decimalRat(delta)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ne := new(big.Rat).Add(b.spentEps, de)
+	nd := new(big.Rat).Add(b.spentDel, dd)
 	if ne.Cmp(b.capEps) > 0 || nd.Cmp(b.capDel) > 0 {
-		le, ld := b.Remaining()
+		le, ld := b.remaining()
 		return &OverspendError{What: what, Epsilon: epsilon, Delta: delta, LeftEpsilon: le, LeftDel: ld}
 	}
 	b.spentEps, b.spentDel = ne, nd
@@ -111,6 +121,13 @@ func (b *Budget) Remaining() (epsilon, delta float64) {
 	if b == nil || !b.valid {
 		return 0, 0
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.remaining()
+}
+
+// remaining is Remaining with b.mu held.
+func (b *Budget) remaining() (epsilon, delta float64) {
 	return ratFloat(new(big.Rat).Sub(b.capEps, b.spentEps)), ratFloat(new(big.Rat).Sub(b.capDel, b.spentDel))
 }
 
@@ -119,6 +136,8 @@ func (b *Budget) Spent() (epsilon, delta float64) {
 	if b == nil || !b.valid {
 		return 0, 0
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	return ratFloat(b.spentEps), ratFloat(b.spentDel)
 }
 
@@ -127,6 +146,8 @@ func (b *Budget) Items() []string {
 	if b == nil {
 		return nil
 	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	return append([]string(nil), b.items...)
 }
 
