@@ -129,24 +129,28 @@ func (e *UnsupportedEventError) Error() string {
 }
 
 // RDPAccountant accounts in Rényi DP over an order grid: Gaussian, Poisson-subsampled Gaussian and
-// Gaussian sampled without replacement; it converts to (ε, δ) with its Conversion.
+// Gaussian sampled without replacement; it converts to (ε, δ) with its Conversion. The orders and the
+// conversion are fixed at construction (NewRDPAccountant copies the orders); the zero value accounts over
+// the DefaultOrders grid with ConversionImproved.
 type RDPAccountant struct {
-	Orders     []float64
-	Conversion Conversion
-	rdp        []float64
-	history    []string
+	orders  []float64
+	conv    Conversion
+	rdp     []float64
+	history []string
 }
 
-// NewRDPAccountant returns an empty accountant over orders (nil: the DefaultOrders grid). Every order must
-// lie in (1, ∞) and conv be ConversionImproved or ConversionClassic.
+// NewRDPAccountant returns an empty accountant over a copy of orders (nil: the DefaultOrders grid). Every
+// order must lie in (1, ∞) and conv be ConversionImproved or ConversionClassic.
 func NewRDPAccountant(orders []float64, conv Conversion) (*RDPAccountant, error) {
 	if orders == nil {
 		orders, _ = Orders(DefaultOrders)
+	} else {
+		orders = append([]float64(nil), orders...)
 	}
 	if err := param.First(checkOrders(orders), checkConversion(conv)); err != nil {
 		return nil, err
 	}
-	return &RDPAccountant{Orders: orders, Conversion: conv, rdp: make([]float64, len(orders))}, nil
+	return &RDPAccountant{orders: orders, conv: conv, rdp: make([]float64, len(orders))}, nil
 }
 
 // checkOrders rejects an empty order list and any order outside (1, ∞), naming it orders[i].
@@ -206,16 +210,13 @@ func RDPOf(e Event, orders []float64) ([]float64, error) {
 	return nil, &UnsupportedEventError{Accountant: "RDP", Event: e}
 }
 
-// Compose records count runs of e. A zero-value RDPAccountant starts on its Orders (nil: DefaultOrders)
-// at the first Compose; changing Orders after composing is an error.
+// Compose records count runs of e.
 func (a *RDPAccountant) Compose(e Event, count int) error {
 	if err := checkCount(count); err != nil {
 		return err
 	}
-	if err := a.ready(); err != nil {
-		return err
-	}
-	r, err := RDPOf(e, a.Orders)
+	a.ready()
+	r, err := RDPOf(e, a.orders)
 	if err != nil {
 		return err
 	}
@@ -228,41 +229,40 @@ func (a *RDPAccountant) Compose(e Event, count int) error {
 	return nil
 }
 
-// ready sets up a zero-value accountant and checks that Orders still matches the accumulated curve.
-func (a *RDPAccountant) ready() error {
-	if a.rdp == nil && len(a.history) == 0 {
-		if a.Orders == nil {
-			a.Orders, _ = Orders(DefaultOrders)
-		}
-		if err := param.First(checkOrders(a.Orders), checkConversion(a.Conversion)); err != nil {
-			return err
-		}
-		a.rdp = make([]float64, len(a.Orders))
+// ready sets up a zero-value accountant: the DefaultOrders grid, ConversionImproved.
+func (a *RDPAccountant) ready() {
+	if a.orders == nil {
+		a.orders, _ = Orders(DefaultOrders)
+		a.rdp = make([]float64, len(a.orders))
 	}
-	if len(a.rdp) != len(a.Orders) {
-		return check.Errorf("Orders", float64(len(a.Orders)), "the %d orders the accountant was composed over", len(a.rdp))
-	}
-	return checkConversion(a.Conversion)
 }
 
+// Orders returns the accountant's orders (a copy).
+func (a *RDPAccountant) Orders() []float64 {
+	a.ready()
+	return append([]float64(nil), a.orders...)
+}
+
+// Conversion is how the accountant converts its RDP curve to (ε, δ).
+func (a *RDPAccountant) Conversion() Conversion { return a.conv }
+
 // RDP returns the accumulated RDP at each order (a copy).
-func (a *RDPAccountant) RDP() []float64 { return append([]float64(nil), a.rdp...) }
+func (a *RDPAccountant) RDP() []float64 {
+	a.ready()
+	return append([]float64(nil), a.rdp...)
+}
 
 // Epsilon converts the accumulated RDP to ε at δ.
 func (a *RDPAccountant) Epsilon(delta float64) (float64, error) {
-	if err := a.ready(); err != nil {
-		return 0, err
-	}
-	e, _, err := RDPToEpsilon(a.Orders, a.rdp, delta, a.Conversion)
+	a.ready()
+	e, _, err := RDPToEpsilon(a.orders, a.rdp, delta, a.conv)
 	return e, err
 }
 
 // Delta converts the accumulated RDP to δ at ε.
 func (a *RDPAccountant) Delta(epsilon float64) (float64, error) {
-	if err := a.ready(); err != nil {
-		return 0, err
-	}
-	d, _, err := RDPToDelta(a.Orders, a.rdp, epsilon, a.Conversion)
+	a.ready()
+	d, _, err := RDPToDelta(a.orders, a.rdp, epsilon, a.conv)
 	return d, err
 }
 

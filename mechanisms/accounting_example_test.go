@@ -52,7 +52,7 @@ func ExampleSparseVector() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("noise scales %.0f and %.0f\n", sv.ThresholdScale, sv.QueryScale)
+	fmt.Printf("noise scales %.0f and %.0f\n", sv.ThresholdScale(), sv.QueryScale())
 	for _, v := range []float64{0, 10, 100, 20} {
 		above, err := sv.Above(v)
 		fmt.Println(v, above, err)

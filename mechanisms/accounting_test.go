@@ -71,8 +71,8 @@ func TestRDPMonotonicity(t *testing.T) {
 	a, _ := NewRDPAccountant(orders, ConversionImproved)
 	a.Compose(PoissonSampled{Q: 0.02, Event: GaussianEvent{1.1}}, 3000)
 	for _, delta := range []float64{1e-3, 1e-5, 1e-9} {
-		ei, _, _ := RDPToEpsilon(a.Orders, a.RDP(), delta, ConversionImproved)
-		ec, _, _ := RDPToEpsilon(a.Orders, a.RDP(), delta, ConversionClassic)
+		ei, _, _ := RDPToEpsilon(a.Orders(), a.RDP(), delta, ConversionImproved)
+		ec, _, _ := RDPToEpsilon(a.Orders(), a.RDP(), delta, ConversionClassic)
 		if ei > ec {
 			t.Errorf("improved ε %g > classic %g", ei, ec)
 		}
@@ -82,8 +82,8 @@ func TestRDPMonotonicity(t *testing.T) {
 		}
 	}
 	// The moments accountant's δ is the classic conversion's.
-	l, m := MomentsFromRDP(a.Orders, a.RDP())
-	dc, _, _ := RDPToDelta(a.Orders, a.RDP(), 2, ConversionClassic)
+	l, m := MomentsFromRDP(a.Orders(), a.RDP())
+	dc, _, _ := RDPToDelta(a.Orders(), a.RDP(), 2, ConversionClassic)
 	near(t, "moments δ", MomentsDelta(l, m, 2), dc, 1e-12)
 	// Abadi et al.'s Lemma 3 bounds one step's log moment from above, about twice the exact value for small q
 	// (λ = 8, σ = 4).
@@ -439,7 +439,7 @@ func TestHugeNoise(t *testing.T) {
 	if err != nil || e != 0 {
 		t.Errorf("ε = %g, err %v", e, err)
 	}
-	if ec, _, _ := RDPToEpsilon(a.Orders, a.RDP(), 1e-5, ConversionClassic); !(ec > 0 && ec < 0.02) {
+	if ec, _, _ := RDPToEpsilon(a.Orders(), a.RDP(), 1e-5, ConversionClassic); !(ec > 0 && ec < 0.02) {
 		t.Errorf("classic ε = %g", ec)
 	}
 	for _, alpha := range []float64{2.5, 7, 64} {

@@ -148,7 +148,8 @@
 //
 // Budget is an (ε, δ) cap spent by basic composition (the ε's and δ's add up), in exact rational
 // arithmetic on the decimal value of each float64; Split divides the cap in proportions (Split(3, 1): three
-// quarters and one quarter of both ε and δ).
+// quarters and one quarter of both ε and δ). A Budget is safe for concurrent use: each spend is checked
+// and recorded under one lock, so spends from many goroutines never add up to more than the cap.
 //
 // # Float path and secure path
 //
@@ -173,6 +174,14 @@
 // The secure samplers are slower and, like the float ones, a deterministic function of their source.
 //
 // # Parameters and errors
+//
+// Every mechanism, accountant and sampler keeps its parameters unexported once validated: they are read
+// through methods (Gaussian.Sigma, RDPAccountant.Orders, …), and a new value means a new constructor call,
+// so a validated object cannot be turned into a noiseless or mis-accounted one. Constructors copy the slices
+// they are given and check every derived quantity they use — a noise scale made of two valid factors (z·C,
+// 2Δ/ε, α·S) must still be positive and finite, and a grid release (round(v/g) + Z)·g must be finite — and
+// return an error otherwise. The parameter structs (DPSGDParams, PLDParams, …) and events are inputs, copied
+// at the call that takes them.
 //
 // Every bad argument is rejected with a *ParamError (the project-wide param.Error) naming this package, the
 // parameter as the caller spells it, the value and the allowed range; a nil source or event is reported as

@@ -155,10 +155,13 @@ type DPSGDParams struct {
 // norms, then AddNoise on the clipped sum.
 type DPSGD struct {
 	p   DPSGDParams
+	sd  float64 // z·C, checked positive and finite
 	rng *rand.Rand
 }
 
-// NewDPSGD validates p: Clip and NoiseMultiplier in (0, ∞), Src non-nil. Its errors name the field.
+// NewDPSGD validates p: Clip and NoiseMultiplier in (0, ∞) with the noise scale NoiseMultiplier·Clip
+// positive and finite (two valid factors can underflow to 0 or overflow), Src non-nil. Its errors name the
+// field.
 func NewDPSGD(p DPSGDParams) (*DPSGD, error) {
 	if err := param.First(check.In("Clip", p.Clip, param.Positive), check.In("NoiseMultiplier", p.NoiseMultiplier, param.Positive)); err != nil {
 		return nil, err
@@ -166,10 +169,13 @@ func NewDPSGD(p DPSGDParams) (*DPSGD, error) {
 	if p.Src == nil {
 		return nil, check.Missing("Src", "a non-nil rand.Source")
 	}
-	return &DPSGD{p: p, rng: rand.New(p.Src)}, nil
+	if sd := p.NoiseMultiplier * p.Clip; !isPositiveFinite(sd) {
+		return nil, check.Errorf("NoiseMultiplier", p.NoiseMultiplier, "(0, ∞) with NoiseMultiplier·Clip a positive finite noise scale (Clip = %g, product %g)", p.Clip, sd)
+	}
+	return &DPSGD{p: p, sd: p.NoiseMultiplier * p.Clip, rng: rand.New(p.Src)}, nil
 }
 
-// Params returns the validated parameters.
+// Params returns the validated parameters (a copy: a new noise level is a new NewDPSGD call).
 func (a *DPSGD) Params() DPSGDParams { return a.p }
 
 // ClipFactor is ClipFactor(norm, C): the factor by which a per-example gradient of ℓ2 norm norm is scaled
@@ -180,9 +186,8 @@ func (a *DPSGD) ClipFactor(norm float64) float64 { return ClipFactor(norm, a.p.C
 // sum[i] + zC·Z_i (AddGaussian with σ = z·C), drawing Z_i in index order. Callers that hold the sum in
 // several slices (a network's layers) call it on each in a fixed order.
 func (a *DPSGD) AddNoise(sum []float64) {
-	sd := a.p.NoiseMultiplier * a.p.Clip
 	for i := range sum {
-		sum[i] = AddGaussian(sum[i], sd, a.rng)
+		sum[i] = AddGaussian(sum[i], a.sd, a.rng)
 	}
 }
 

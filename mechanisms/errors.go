@@ -1,6 +1,8 @@
 package mechanisms
 
 import (
+	"math"
+
 	"github.com/dprl-project/dprl/dprl/param"
 )
 
@@ -26,3 +28,8 @@ func checkSigma(sigma float64) error         { return check.In("sigma", sigma, p
 func checkSensitivity(s float64) error       { return check.In("sensitivity", s, param.Positive) }
 func checkQ(q float64) error                 { return check.In("q", q, samplingRate) }
 func checkCount(count int) error             { return check.AtLeast("count", count, 0) }
+
+// isPositiveFinite reports whether v lies in (0, ∞): what every noise scale and every product or quotient
+// of validated parameters that sets one must be (a product of two valid factors can underflow to 0 or
+// overflow to +∞).
+func isPositiveFinite(v float64) bool { return v > 0 && v <= math.MaxFloat64 }

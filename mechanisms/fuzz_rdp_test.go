@@ -66,9 +66,9 @@ func FuzzRDPParams(f *testing.F) {
 			return
 		}
 		for _, conv := range []Conversion{ConversionImproved, ConversionClassic} {
-			e, _, err := RDPToEpsilon(a.Orders, a.RDP(), delta, conv)
+			e, _, err := RDPToEpsilon(a.Orders(), a.RDP(), delta, conv)
 			valid("RDPToEpsilon", e, err)
-			d, _, err := RDPToDelta(a.Orders, a.RDP(), math.Abs(delta)*10, conv)
+			d, _, err := RDPToDelta(a.Orders(), a.RDP(), math.Abs(delta)*10, conv)
 			valid("RDPToDelta", d, err)
 			if err == nil && d > 1 {
 				t.Fatalf("δ = %g > 1", d)

@@ -105,8 +105,11 @@ func AnalyticGaussianSigma(epsilon, delta, sensitivity float64) (float64, error)
 // Gaussian is the float path: fast, for simulation and experiments. Its float64 noise is open to Mironov's
 // least-significant-bit attack whatever source it draws from; use DiscreteGaussian for releases (see the
 // package documentation, "Float path and secure path").
+//
+// Its σ is fixed at construction (read it with Sigma): a different noise level is a new NewGaussian call,
+// so a validated mechanism cannot be turned into a noiseless one.
 type Gaussian struct {
-	Sigma float64
+	sigma float64
 	rng   *rand.Rand
 }
 
@@ -115,18 +118,21 @@ func NewGaussian(sigma float64, src rand.Source) (*Gaussian, error) {
 	if err := param.First(checkSigma(sigma), checkSource("src", src)); err != nil {
 		return nil, err
 	}
-	return &Gaussian{Sigma: sigma, rng: rand.New(src)}, nil
+	return &Gaussian{sigma: sigma, rng: rand.New(src)}, nil
 }
+
+// Sigma is the noise standard deviation σ the mechanism was made with.
+func (g *Gaussian) Sigma() float64 { return g.sigma }
 
 // AddNoise adds fresh N(0, σ²) noise to every element of x in place, in order (AddGaussian on each).
 func (g *Gaussian) AddNoise(x []float64) {
 	for i := range x {
-		x[i] = AddGaussian(x[i], g.Sigma, g.rng)
+		x[i] = AddGaussian(x[i], g.sigma, g.rng)
 	}
 }
 
 // Release returns value + N(0, σ²) (AddGaussian).
-func (g *Gaussian) Release(value float64) float64 { return AddGaussian(value, g.Sigma, g.rng) }
+func (g *Gaussian) Release(value float64) float64 { return AddGaussian(value, g.sigma, g.rng) }
 
 // AddGaussian returns x + sigma·Z, with Z a standard normal drawn from rng (one NormFloat64): one coordinate
 // of the float Gaussian mechanism. It is the one expression through which this package's additive Gaussian

@@ -14,8 +14,10 @@ import (
 // Laplace is the float path: fast, for simulation and experiments. Its float64 noise is open to Mironov's
 // least-significant-bit attack whatever source it draws from; use SnappingLaplace (or DiscreteLaplace) for
 // releases (see the package documentation, "Float path and secure path").
+//
+// Its scale b is fixed at construction (read it with Scale).
 type Laplace struct {
-	Scale float64 // b
+	scale float64 // b
 	rng   *rand.Rand
 }
 
@@ -25,7 +27,7 @@ func NewLaplace(epsilon, sensitivity float64, src rand.Source) (*Laplace, error)
 	if err := param.First(checkEpsilon(epsilon), checkSensitivity(sensitivity), checkSource("src", src)); err != nil {
 		return nil, err
 	}
-	if b := sensitivity / epsilon; !(b > 0) || math.IsInf(b, 1) {
+	if !isPositiveFinite(sensitivity / epsilon) {
 		return nil, check.Errorf("epsilon", epsilon, "(0, ∞) with sensitivity/epsilon a positive finite scale (sensitivity = %g)", sensitivity)
 	}
 	return NewLaplaceScale(sensitivity/epsilon, src)
@@ -36,11 +38,14 @@ func NewLaplaceScale(scale float64, src rand.Source) (*Laplace, error) {
 	if err := param.First(check.In("scale", scale, param.Positive), checkSource("src", src)); err != nil {
 		return nil, err
 	}
-	return &Laplace{Scale: scale, rng: rand.New(src)}, nil
+	return &Laplace{scale: scale, rng: rand.New(src)}, nil
 }
 
+// Scale is the noise scale b the mechanism was made with.
+func (l *Laplace) Scale() float64 { return l.scale }
+
 // Sample draws one Lap(b) variate (the difference of two exponentials).
-func (l *Laplace) Sample() float64 { return l.Scale * (l.rng.ExpFloat64() - l.rng.ExpFloat64()) }
+func (l *Laplace) Sample() float64 { return l.scale * (l.rng.ExpFloat64() - l.rng.ExpFloat64()) }
 
 // Release returns value + Lap(b).
 func (l *Laplace) Release(value float64) float64 { return value + l.Sample() }
@@ -95,19 +100,19 @@ type SparseVectorParams struct {
 
 // SparseVector answers threshold queries with the sparse vector technique: the threshold gets Lap(2Δ/ε)
 // noise once per run, each query Lap(4Δ/ε), and the run stops at its first StopAtAbove (or StopAtBelow)
-// answer. A run is ε-DP however many non-stopping answers it gives (Dwork & Roth 2014, Thm 3.23).
+// answer. A run is ε-DP however many non-stopping answers it gives (Dwork & Roth 2014, Thm 3.23). Its
+// parameters and noise scales are fixed at construction (Params, ThresholdScale, QueryScale).
 type SparseVector struct {
 	p              SparseVectorParams
 	thresholdNoise *Laplace
 	queryNoise     *Laplace
 	noisyThreshold float64
 	halted         bool
-	ThresholdScale float64 // 2Δ/ε
-	QueryScale     float64 // 4Δ/ε
 }
 
 // NewSparseVector validates p (Epsilon and Sensitivity in (0, ∞), a finite Threshold, a known Stop rule, a
-// non-nil Src; errors name the field) and starts the first run.
+// non-nil Src; errors name the field) and starts the first run. The noise scales 2Δ/ε and 4Δ/ε must be
+// positive and finite (an error names Epsilon otherwise).
 func NewSparseVector(p SparseVectorParams) (*SparseVector, error) {
 	if err := param.First(check.In("Epsilon", p.Epsilon, param.Positive),
 		check.In("Sensitivity", p.Sensitivity, param.Positive),
@@ -118,12 +123,25 @@ func NewSparseVector(p SparseVectorParams) (*SparseVector, error) {
 	if err := checkSource("Src", p.Src); err != nil {
 		return nil, err
 	}
-	s := &SparseVector{p: p, ThresholdScale: 2 * p.Sensitivity / p.Epsilon, QueryScale: 4 * p.Sensitivity / p.Epsilon}
-	s.thresholdNoise, _ = NewLaplaceScale(s.ThresholdScale, p.Src)
-	s.queryNoise, _ = NewLaplaceScale(s.QueryScale, p.Src)
+	ts, qs := 2*p.Sensitivity/p.Epsilon, 4*p.Sensitivity/p.Epsilon
+	if !isPositiveFinite(ts) || !isPositiveFinite(qs) {
+		return nil, check.Errorf("Epsilon", p.Epsilon, "(0, ∞) with the noise scales 2·Sensitivity/Epsilon and 4·Sensitivity/Epsilon positive and finite (Sensitivity = %g)", p.Sensitivity)
+	}
+	s := &SparseVector{p: p}
+	s.thresholdNoise, _ = NewLaplaceScale(ts, p.Src)
+	s.queryNoise, _ = NewLaplaceScale(qs, p.Src)
 	s.Reset()
 	return s, nil
 }
+
+// Params returns the parameters the mechanism was made with.
+func (s *SparseVector) Params() SparseVectorParams { return s.p }
+
+// ThresholdScale is the Laplace scale of the threshold noise, 2Δ/ε.
+func (s *SparseVector) ThresholdScale() float64 { return s.thresholdNoise.scale }
+
+// QueryScale is the Laplace scale of each query's noise, 4Δ/ε.
+func (s *SparseVector) QueryScale() float64 { return s.queryNoise.scale }
 
 // Reset starts a new run with fresh threshold noise. Each run costs ε (compose runs with an accountant).
 func (s *SparseVector) Reset() {

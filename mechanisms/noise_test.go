@@ -151,8 +151,8 @@ func TestSparseVector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "threshold scale", s.ThresholdScale, 4, 1e-15)
-	near(t, "query scale", s.QueryScale, 8, 1e-15)
+	near(t, "threshold scale", s.ThresholdScale(), 4, 1e-15)
+	near(t, "query scale", s.QueryScale(), 8, 1e-15)
 	// Far below the threshold: "below"; far above: "above", and then the run halts.
 	for range 20 {
 		if above, _ := s.Above(-1000); above {
@@ -257,7 +257,7 @@ func TestSmoothSensitivity(t *testing.T) {
 		t.Errorf("wrong dimension: %v", err)
 	}
 	out, sigma, err := m.Release([]float64{1, 2, 3}, 0.01)
-	if err != nil || len(out) != 3 || sigma != m.Alpha*0.01 {
+	if err != nil || len(out) != 3 || sigma != m.Alpha()*0.01 {
 		t.Errorf("release %v σ %g err %v", out, sigma, err)
 	}
 }

@@ -14,9 +14,10 @@ import (
 // App. A eq. 2), so a query costs O(log n) in the number n of stored points: they are kept in a treap.
 //
 // This is the functional noise of Hall, Rinaldo & Wasserman (2013) that Wang & Hegde add to a Q-function:
-// releasing f + g for g on this path is the Gaussian mechanism in the kernel's RKHS.
+// releasing f + g for g on this path is the Gaussian mechanism in the kernel's RKHS. σ and β are fixed at
+// construction (Sigma, Beta).
 type OUPath struct {
-	Sigma, Beta float64
+	sigma, beta float64
 	rng         *rand.Rand
 	nodes       []ouNode
 	root        int32
@@ -39,8 +40,14 @@ func NewOUPath(sigma, beta float64, src rand.Source) (*OUPath, error) {
 	if err := checkSource("src", src); err != nil {
 		return nil, err
 	}
-	return &OUPath{Sigma: sigma, Beta: beta, rng: rand.New(src), root: nilNode}, nil
+	return &OUPath{sigma: sigma, beta: beta, rng: rand.New(src), root: nilNode}, nil
 }
+
+// Sigma is the process's standard deviation σ.
+func (p *OUPath) Sigma() float64 { return p.sigma }
+
+// Beta is the kernel's rate β.
+func (p *OUPath) Beta() float64 { return p.beta }
 
 // MaxOUPaths bounds the number of paths NewOUPaths makes (one per action).
 const MaxOUPaths = 1 << 20
@@ -95,7 +102,7 @@ func (p *OUPath) At(x float64) float64 {
 	var mean, sd float64
 	switch {
 	case lo == nilNode && hi == nilNode:
-		mean, sd = 0, p.Sigma
+		mean, sd = 0, p.sigma
 	case lo == nilNode: // left of every point
 		mean, sd = p.edge(p.nodes[hi].x-x, p.nodes[hi].z)
 	case hi == nilNode: // right of every point (the released code used the leftmost point here: a bug)
@@ -111,17 +118,17 @@ func (p *OUPath) At(x float64) float64 {
 // edge is the law of the value at distance a from the one stored neighbour with value zn:
 // N(e^{−βa} zn, σ²(1 − e^{−2βa})).
 func (p *OUPath) edge(a, zn float64) (mean, sd float64) {
-	return math.Exp(-p.Beta*a) * zn, p.Sigma * math.Sqrt(-math.Expm1(-2*p.Beta*a))
+	return math.Exp(-p.beta*a) * zn, p.sigma * math.Sqrt(-math.Expm1(-2*p.beta*a))
 }
 
 // between is the law of the value at distance a right of (zl) and c left of (zr) two stored neighbours:
 // mean [sinh(βc) zl + sinh(βa) zr]/sinh(β(a+c)), variance σ²(1−e^{−2βa})(1−e^{−2βc})/(1−e^{−2β(a+c)}),
 // written with exponentials of negative arguments so that large β(a+c) cannot overflow.
 func (p *OUPath) between(a, c, zl, zr float64) (mean, sd float64) {
-	ea, ec := -math.Expm1(-2*p.Beta*a), -math.Expm1(-2*p.Beta*c) // 1 − e^{−2βa}, 1 − e^{−2βc}
-	eac := -math.Expm1(-2 * p.Beta * (a + c))
-	mean = (math.Exp(-p.Beta*a)*ec*zl + math.Exp(-p.Beta*c)*ea*zr) / eac
-	return mean, p.Sigma * math.Sqrt(ea*ec/eac)
+	ea, ec := -math.Expm1(-2*p.beta*a), -math.Expm1(-2*p.beta*c) // 1 − e^{−2βa}, 1 − e^{−2βc}
+	eac := -math.Expm1(-2 * p.beta * (a + c))
+	mean = (math.Exp(-p.beta*a)*ec*zl + math.Exp(-p.beta*c)*ea*zr) / eac
+	return mean, p.sigma * math.Sqrt(ea*ec/eac)
 }
 
 // insert adds (x, z) to the treap.

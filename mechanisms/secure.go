@@ -129,13 +129,47 @@ func DefaultGranularity(scale float64) float64 {
 	if !(scale > 0) || math.IsInf(scale, 1) {
 		return 0
 	}
-	return powerOfTwoAtLeast(scale * 0x1p-40)
+	if v := scale * 0x1p-40; v > 0 {
+		return powerOfTwoAtLeast(v)
+	}
+	return 0x1p-1074 // scale·2⁻⁴⁰ is below the smallest float64: the smallest power of two is at least it
+
 }
 
-// checkGranularity accepts a positive finite power of two.
+// granularityFor returns the grid width a discrete mechanism uses: g, or DefaultGranularity(scale) for
+// g = 0, checked by checkGranularity; a default beyond it is reported against the scale (named name).
+func granularityFor(g float64, name string, scale float64) (float64, error) {
+	if g != 0 {
+		return g, checkGranularity(g)
+	}
+	g = DefaultGranularity(scale)
+	if checkGranularity(g) != nil {
+		return 0, check.Errorf(name, scale, "(0, 2⁹⁹⁸] with Granularity 0, so that the default grid %s·2⁻⁴⁰ rounded up to a power of two is at most 2⁹⁵⁸", name)
+	}
+	return g, nil
+}
+
+// checkGranularity accepts a power of two in (0, maxGranularity].
 func checkGranularity(g float64) error {
-	if frac, _ := math.Frexp(g); !(g > 0) || math.IsInf(g, 1) || frac != 0.5 {
-		return check.Errorf("Granularity", g, "a power of two in (0, ∞), or 0 for DefaultGranularity")
+	if frac, _ := math.Frexp(g); !(g > 0) || g > maxGranularity || frac != 0.5 {
+		return check.Errorf("Granularity", g, "a power of two in (0, 2⁹⁵⁸] (so that the noise g·Z, |Z| < 2⁶³, stays finite), or 0 for DefaultGranularity")
+	}
+	return nil
+}
+
+// Bounds that keep a grid release (round(v/g) + Z)·g finite: |Z| < 2⁶³ (the samplers reject larger draws),
+// so with |v| ≤ maxGridValue, |v/g| ≤ maxGridValue and g ≤ maxGranularity the result is at most
+// 2¹⁰²² + (2⁶³ + 1)·2⁹⁵⁸ < 2¹⁰²³ in magnitude.
+const (
+	maxGridValue   = 0x1p1022
+	maxGranularity = 0x1p958
+)
+
+// checkGridValue refuses a value whose grid release would not be finite: NaN, ±∞, |v| > 2¹⁰²² or
+// |v|/g > 2¹⁰²² (v/g overflows for a fine grid). name is how the caller spells the value.
+func checkGridValue(name string, v, g float64) error {
+	if a := math.Abs(v); !(a <= maxGridValue && a/g <= maxGridValue) {
+		return check.Errorf(name, v, "finite values with |%s| ≤ 2¹⁰²² and |%s|/Granularity ≤ 2¹⁰²² (Granularity = %g), whose release is finite", name, name, g)
 	}
 	return nil
 }
@@ -172,11 +206,8 @@ func NewDiscreteGaussian(p DiscreteGaussianParams) (*DiscreteGaussian, error) {
 	if err := param.First(check.In("Sigma", p.Sigma, param.Positive), checkSource("Src", p.Src)); err != nil {
 		return nil, err
 	}
-	g := p.Granularity
-	if g == 0 {
-		g = DefaultGranularity(p.Sigma)
-	}
-	if err := checkGranularity(g); err != nil {
+	g, err := granularityFor(p.Granularity, "Sigma", p.Sigma)
+	if err != nil {
 		return nil, err
 	}
 	if r := p.Sigma / g; !(r >= 0x1p-20 && r <= 0x1p60) {
@@ -194,19 +225,19 @@ func (m *DiscreteGaussian) Granularity() float64 { return m.g }
 // SampleInt draws Z from N_Z(0, (σ/g)²); the noise in the units of the value is g·Z.
 func (m *DiscreteGaussian) SampleInt() int64 { return m.z.sample(m.src) }
 
-// Release returns value rounded to the grid plus g·Z. A non-finite value is refused with a *ParamError
-// naming "value".
+// Release returns value rounded to the grid plus g·Z. A value whose release could not be finite (NaN, ±∞,
+// |value| or |value|/g beyond 2¹⁰²²) is refused with a *ParamError naming "value".
 func (m *DiscreteGaussian) Release(value float64) (float64, error) {
-	if math.IsNaN(value) || math.IsInf(value, 0) {
-		return 0, check.In("value", value, param.Finite)
+	if err := checkGridValue("value", value, m.g); err != nil {
+		return 0, err
 	}
 	return gridAdd(value, m.g, m.SampleInt()), nil
 }
 
-// AddNoise replaces every x[i] by its release. If any element is not finite it changes nothing and returns
-// a *ParamError naming that element.
+// AddNoise replaces every x[i] by its release. If any element is refused (as by Release) it changes nothing
+// and returns a *ParamError naming that element.
 func (m *DiscreteGaussian) AddNoise(x []float64) error {
-	if err := checkFiniteVector(x); err != nil {
+	if err := checkGridVector(x, m.g); err != nil {
 		return err
 	}
 	for i := range x {
@@ -221,10 +252,11 @@ func gridAdd(v, g float64, z int64) float64 {
 	return (math.Round(v/g) + float64(z)) * g
 }
 
-func checkFiniteVector(x []float64) error {
+// checkGridVector applies checkGridValue to every element, naming it x[i].
+func checkGridVector(x []float64, g float64) error {
 	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return check.In("x["+strconv.Itoa(i)+"]", v, param.Finite)
+		if a := math.Abs(v); !(a <= maxGridValue && a/g <= maxGridValue) {
+			return checkGridValue("x["+strconv.Itoa(i)+"]", v, g)
 		}
 	}
 	return nil
@@ -322,11 +354,8 @@ func NewDiscreteLaplace(p DiscreteLaplaceParams) (*DiscreteLaplace, error) {
 	if err := param.First(check.In("Scale", p.Scale, param.Positive), checkSource("Src", p.Src)); err != nil {
 		return nil, err
 	}
-	g := p.Granularity
-	if g == 0 {
-		g = DefaultGranularity(p.Scale)
-	}
-	if err := checkGranularity(g); err != nil {
+	g, err := granularityFor(p.Granularity, "Scale", p.Scale)
+	if err != nil {
 		return nil, err
 	}
 	r := p.Scale / g
@@ -354,19 +383,19 @@ func (m *DiscreteLaplace) Granularity() float64 { return m.g }
 // SampleInt draws Y from the discrete Laplace with scale b/g; the noise in the units of the value is g·Y.
 func (m *DiscreteLaplace) SampleInt() int64 { return m.s.discreteLaplace(m.src, m.num, m.t) }
 
-// Release returns value rounded to the grid plus g·Y. A non-finite value is refused with a *ParamError
-// naming "value".
+// Release returns value rounded to the grid plus g·Y. A value whose release could not be finite (NaN, ±∞,
+// |value| or |value|/g beyond 2¹⁰²²) is refused with a *ParamError naming "value".
 func (m *DiscreteLaplace) Release(value float64) (float64, error) {
-	if math.IsNaN(value) || math.IsInf(value, 0) {
-		return 0, check.In("value", value, param.Finite)
+	if err := checkGridValue("value", value, m.g); err != nil {
+		return 0, err
 	}
 	return gridAdd(value, m.g, m.SampleInt()), nil
 }
 
-// AddNoise replaces every x[i] by its release. If any element is not finite it changes nothing and returns
-// a *ParamError naming that element.
+// AddNoise replaces every x[i] by its release. If any element is refused (as by Release) it changes nothing
+// and returns a *ParamError naming that element.
 func (m *DiscreteLaplace) AddNoise(x []float64) error {
-	if err := checkFiniteVector(x); err != nil {
+	if err := checkGridVector(x, m.g); err != nil {
 		return err
 	}
 	for i := range x {

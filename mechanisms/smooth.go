@@ -57,6 +57,10 @@ func SmoothGaussianConstants(epsilon, delta float64, d int, v SmoothVariant) (al
 		r := math.Sqrt(float64(d)) + math.Sqrt(2*math.Log(2/delta))
 		beta = 2 * epsilon / (5 * r * r)
 	}
+	if !isPositiveFinite(alpha) || !isPositiveFinite(beta) {
+		return 0, 0, check.Errorf("epsilon", epsilon, "%s with α = %g and β = %g positive and finite (delta = %g, d = %d)",
+			SmoothEpsilonRange, alpha, beta, delta, d)
+	}
 	return alpha, beta, nil
 }
 
@@ -85,10 +89,12 @@ func SmoothUpperBound(beta float64, kMax int, A func(k int) float64) (bound floa
 }
 
 // SmoothGaussian releases f(X) + N(0, (α·S(X))² I_d) for a smooth upper bound S(X) computed by the caller.
+// Its (ε, δ), dimension and constants are fixed at construction (read them with the methods of the same
+// names).
 type SmoothGaussian struct {
-	Epsilon, Delta float64
-	Dim            int
-	Alpha, Beta    float64
+	epsilon, delta float64
+	dim            int
+	alpha, beta    float64
 	rng            *rand.Rand
 }
 
@@ -101,21 +107,41 @@ func NewSmoothGaussian(epsilon, delta float64, d int, v SmoothVariant, src rand.
 	if err := checkSource("src", src); err != nil {
 		return nil, err
 	}
-	return &SmoothGaussian{Epsilon: epsilon, Delta: delta, Dim: d, Alpha: a, Beta: b, rng: rand.New(src)}, nil
+	return &SmoothGaussian{epsilon: epsilon, delta: delta, dim: d, alpha: a, beta: b, rng: rand.New(src)}, nil
 }
 
-// Sigma is the noise standard deviation α·S for smooth bound S.
-func (m *SmoothGaussian) Sigma(smoothBound float64) float64 { return m.Alpha * smoothBound }
+// Epsilon is the ε of one release.
+func (m *SmoothGaussian) Epsilon() float64 { return m.epsilon }
 
-// Release returns value + N(0, (α·S)² I) as a new slice, and the σ used; an error if len(value) ≠ Dim.
+// Delta is the δ of one release.
+func (m *SmoothGaussian) Delta() float64 { return m.delta }
+
+// Dim is the dimension d of the released vectors.
+func (m *SmoothGaussian) Dim() int { return m.dim }
+
+// Alpha is α, the noise per unit of smooth bound.
+func (m *SmoothGaussian) Alpha() float64 { return m.alpha }
+
+// Beta is β, the smoothness the bound S must have.
+func (m *SmoothGaussian) Beta() float64 { return m.beta }
+
+// Sigma is the noise standard deviation α·S for smooth bound S.
+func (m *SmoothGaussian) Sigma(smoothBound float64) float64 { return m.alpha * smoothBound }
+
+// Release returns value + N(0, (α·S)² I) as a new slice, and the σ used; an error if len(value) ≠ Dim, if
+// smoothBound is negative or not finite, or if α·S is not finite or underflows to 0 from a positive S (then
+// no noise of the calibrated size can be added).
 func (m *SmoothGaussian) Release(value []float64, smoothBound float64) ([]float64, float64, error) {
-	if len(value) != m.Dim {
-		return nil, 0, check.Errorf("len(value)", float64(len(value)), "[%d, %d] (the dimension given at construction)", m.Dim, m.Dim)
+	if len(value) != m.dim {
+		return nil, 0, check.Errorf("len(value)", float64(len(value)), "[%d, %d] (the dimension given at construction)", m.dim, m.dim)
 	}
 	if err := check.In("smoothBound", smoothBound, param.NonNegative); err != nil {
 		return nil, 0, err
 	}
 	sigma := m.Sigma(smoothBound)
+	if smoothBound > 0 && !isPositiveFinite(sigma) {
+		return nil, 0, check.Errorf("smoothBound", smoothBound, "[0, ∞) with α·smoothBound a positive finite noise scale (α = %g)", m.alpha)
+	}
 	out := make([]float64, len(value))
 	for i, v := range value {
 		out[i] = AddGaussian(v, sigma, m.rng)

@@ -256,6 +256,58 @@ func table(t *testing.T) []row {
 		}},
 	)
 
+	// ---- mechanisms: derived noise scales must be positive and finite; releases must be finite (issue 31)
+	add(row{"NewDPSGD/NoiseMultiplier·Clip underflows to 0", "NoiseMultiplier", "1e-200", func() error {
+		return rel(mechanisms.NewDPSGD(mechanisms.DPSGDParams{Clip: 1e-200, NoiseMultiplier: 1e-200, Src: src()}))
+	}},
+		row{"NewDPSGD/NoiseMultiplier·Clip overflows", "NoiseMultiplier", "1e+200", func() error {
+			return rel(mechanisms.NewDPSGD(mechanisms.DPSGDParams{Clip: 1e200, NoiseMultiplier: 1e200, Src: src()}))
+		}},
+		row{"NewSparseVector/4·Sensitivity/Epsilon overflows", "Epsilon", "1e-300", func() error {
+			return rel(mechanisms.NewSparseVector(mechanisms.SparseVectorParams{Epsilon: 1e-300, Sensitivity: 1e300, Src: src()}))
+		}},
+		row{"NewSparseVector/2·Sensitivity/Epsilon underflows", "Epsilon", "1e+300", func() error {
+			return rel(mechanisms.NewSparseVector(mechanisms.SparseVectorParams{Epsilon: 1e300, Sensitivity: 1e-300, Src: src()}))
+		}},
+		row{"SmoothGaussianConstants/epsilon=1e-320 (α overflows)", "epsilon", "1e-320", func() error {
+			return rel2(mechanisms.SmoothGaussianConstants(1e-320, 1e-5, 2, mechanisms.SmoothLemma1))
+		}},
+		row{"SmoothGaussian.Release/α·smoothBound overflows", "smoothBound", "1e+308", func() error {
+			m, err := mechanisms.NewSmoothGaussian(1, 1e-5, 2, mechanisms.SmoothLemma1, src())
+			if err != nil {
+				return err
+			}
+			return rel2(m.Release([]float64{1, 2}, 1e308))
+		}},
+		row{"DiscreteGaussian.Release/value=1e308 (value/g overflows: was +Inf)", "value", "1e+308", func() error {
+			m, err := mechanisms.NewDiscreteGaussian(mechanisms.DiscreteGaussianParams{Sigma: 1, Src: src()})
+			if err != nil {
+				return err
+			}
+			return rel(m.Release(1e308))
+		}},
+		row{"DiscreteGaussian.AddNoise/x[1]=-1e308", "x[1]", "-1e+308", func() error {
+			m, err := mechanisms.NewDiscreteGaussian(mechanisms.DiscreteGaussianParams{Sigma: 1, Src: src()})
+			if err != nil {
+				return err
+			}
+			return m.AddNoise([]float64{0, -1e308})
+		}},
+		row{"DiscreteLaplace.Release/value=1e300 (value/g overflows: was +Inf)", "value", "1e+300", func() error {
+			m, err := mechanisms.NewDiscreteLaplace(mechanisms.DiscreteLaplaceParams{Scale: 1e-30, Src: src()})
+			if err != nil {
+				return err
+			}
+			return rel(m.Release(1e300))
+		}},
+		row{"NewDiscreteGaussian/Sigma=1e305 (default grid beyond 2⁹⁵⁸)", "Sigma", "1e+305", func() error {
+			return rel(mechanisms.NewDiscreteGaussian(mechanisms.DiscreteGaussianParams{Sigma: 1e305, Src: src()}))
+		}},
+		row{"NewDiscreteLaplace/Granularity=2^1000 (noise g·Z can overflow)", "Granularity", fmtv(0x1p1000), func() error {
+			return rel(mechanisms.NewDiscreteLaplace(mechanisms.DiscreteLaplaceParams{Scale: 0x1p1010, Granularity: 0x1p1000, Src: src()}))
+		}},
+	)
+
 	// ---- mechanisms: budget and composition helpers
 	add(epsDeltaRows("NewBudget", "epsilon", "", func(e, _ float64) error { return rel(mechanisms.NewBudget(e, 1e-5)) })...)
 	add(row{"NewBudget/delta=NaN", "delta", "NaN", func() error { return rel(mechanisms.NewBudget(1, nan)) }},
@@ -881,6 +933,12 @@ func table(t *testing.T) []row {
 			return rel(expertdp.DataRelease(nil, nil, expertdp.ReleaseParams{Epsilon: 1, Delta: 1e-5, PMin: 0.02, T: 1, Src: src()}))
 		}},
 		row{"expertdp.Train/data=nil", "data", "", func() error { return rel(expertdp.Train(nil, nil, expertdp.CartPoleDomain(), tcfg(1, 1e-5))) }},
+		row{"expertdp.Train/rel of another log", "rel.Trajectories()", "0", func() error {
+			data := &expertdp.Data{ObsDim: 4, NumActions: 2, Experts: 20, Trajs: []expertdp.Traj{{Obs: make([]float64, 8), Actions: []int{0}, Rewards: []float64{1}}}}
+			c := tcfg(1, 1e-5)
+			c.MaxSteps = 10
+			return rel(expertdp.Train(data, &expertdp.Release{}, expertdp.CartPoleDomain(), c))
+		}},
 		row{"expertdp.DomainByName/name=nope", "name", "nope", func() error { return rel(expertdp.DomainByName("nope")) }},
 		row{"sharma.NewSetup/env=nope", "env", "nope", func() error {
 			return rel(sharma.NewSetup("nope", sharma.SetupConfig{Bases: 1, Experts: 1, PerExpert: 1}))

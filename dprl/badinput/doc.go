@@ -10,5 +10,9 @@
 // hang), or returns a result together with its error (a release that should not have happened).
 //
 // The table lives in one place so that it grows with the API: a new exported constructor, option or entry
-// point gets rows here. The package has no code of its own besides this comment.
+// point gets rows here. Beside it, fields_test.go walks the exported struct types of the privacy packages
+// (from their source) and fails on any settable field that could change noise or accounting after
+// validation: every type with an exported field must be classified as an input (copied and validated by the
+// call that takes it), a report, an object without noise, or an object whose fields are perturbed one by one
+// while its private releases must stay the same. The package has no code of its own besides this comment.
 package badinput

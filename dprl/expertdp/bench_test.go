@@ -28,7 +28,7 @@ func BenchmarkDataRelease3000(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(float64(r.Queries)/float64(len(data.Trajs)), "queries/traj")
+		b.ReportMetric(float64(r.Queries())/float64(len(data.Trajs)), "queries/traj")
 	}
 	b.ReportMetric(float64(b.N*len(data.Trajs))/b.Elapsed().Seconds(), "traj/s")
 }

@@ -162,13 +162,13 @@ func TestDataReleaseSemantics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := rel.Constants
+	c := rel.Constants()
 	if c.ThresholdScale > 0.01 || c.Offset > 1 {
 		t.Fatalf("ε1 not large enough for a noiseless check: threshold scale %g offset %g", c.ThresholdScale, c.Offset)
 	}
 	thr := c.MeanThreshold()
 	longest := 0
-	for j, ti := range rel.Examined {
+	for j, ti := range rel.Examined() {
 		tr := &data.Trajs[ti]
 		want := 0
 		for k := 1; k <= tr.Len(); k++ {
@@ -181,8 +181,8 @@ func TestDataReleaseSemantics(t *testing.T) {
 			}
 			want = k
 		}
-		if rel.StableLen[j] != want {
-			t.Errorf("trajectory %d: stable prefix %d, direct %d", ti, rel.StableLen[j], want)
+		if rel.StableLen()[j] != want {
+			t.Errorf("trajectory %d: stable prefix %d, direct %d", ti, rel.StableLen()[j], want)
 		}
 		longest = max(longest, want)
 	}
@@ -193,7 +193,7 @@ func TestDataReleaseSemantics(t *testing.T) {
 	for i := range covered {
 		covered[i] = make([]bool, data.Trajs[i].Len())
 	}
-	for _, g := range slices.Concat(rel.Stable, rel.Unstable) {
+	for _, g := range slices.Concat(rel.Stable(), rel.Unstable()) {
 		for k := g.From; k < g.To; k++ {
 			if covered[g.Traj][k] {
 				t.Fatalf("transition %d of trajectory %d released twice", k, g.Traj)
@@ -206,7 +206,7 @@ func TestDataReleaseSemantics(t *testing.T) {
 			t.Fatalf("trajectory %d: some transitions in neither D_stable nor D_unst", i)
 		}
 	}
-	for _, g := range rel.Stable {
+	for _, g := range rel.Stable() {
 		if g.From != 0 {
 			t.Errorf("stable segment %v is not a prefix", g)
 		}
@@ -233,7 +233,7 @@ func TestBatchRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	stableTraj := map[int]int{}
-	for _, g := range rel.Stable {
+	for _, g := range rel.Stable() {
 		stableTraj[g.Traj] = g.To
 	}
 	var sizes, privateSteps, stableSteps float64
@@ -473,10 +473,10 @@ func TestDataReleaseEnforcesL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rel.Constants.L != 5 || rel.Cut == 0 {
-		t.Errorf("L = %d, %d trajectories cut", rel.Constants.L, rel.Cut)
+	if rel.Constants().L != 5 || rel.Cut() == 0 {
+		t.Errorf("L = %d, %d trajectories cut", rel.Constants().L, rel.Cut())
 	}
-	for j, k := range rel.StableLen {
+	for j, k := range rel.StableLen() {
 		if k > 5 {
 			t.Errorf("examined trajectory %d kept a prefix of %d > L = 5", j, k)
 		}
@@ -485,8 +485,8 @@ func TestDataReleaseEnforcesL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rel.Constants.L != 3 || slices.Max(rel.StableLen) > 3 {
-		t.Errorf("L = 3 asked: L = %d, longest stable prefix %d", rel.Constants.L, slices.Max(rel.StableLen))
+	if rel.Constants().L != 3 || slices.Max(rel.StableLen()) > 3 {
+		t.Errorf("L = 3 asked: L = %d, longest stable prefix %d", rel.Constants().L, slices.Max(rel.StableLen()))
 	}
 	if _, err := DataRelease(data, &short, ReleaseParams{Epsilon: 1, Delta: 0.5, PMin: 0.02, T: 1, L: -1, Src: rand.NewPCG(5, 6)}); err == nil {
 		t.Error("L = −1 accepted")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/mechanisms"
@@ -152,17 +153,64 @@ type ReleaseParams struct {
 	Src rand.Source
 }
 
-// Release is DataRelease's output and what it did.
+// Release is DataRelease's output and what it did. Train trusts its split of the log into stable data
+// (trained on without noise) and unstable data, so the split cannot be edited: the fields are read through
+// the methods of the same names, and the only derived release, PrependLog, marks more data unstable.
 type Release struct {
-	Constants ReleaseConstants
-	Examined  []int // trajectory indices examined, in order
-	StableLen []int // the stable prefix length kept from each examined trajectory (0: none)
-	Stable    []Segment
-	Unstable  []Segment // the tails of the examined trajectories and every other trajectory
-	Queries   int       // prefix queries answered
-	// Cut counts examined trajectories longer than the public bound L (ReleaseParams.L): their prefixes
-	// are queried up to length L only (the rest stays unstable), so δ' = δ1/(2TL) holds.
-	Cut int
+	constants ReleaseConstants
+	examined  []int // trajectory indices examined, in order
+	stableLen []int // the stable prefix length kept from each examined trajectory (0: none)
+	stable    []Segment
+	unstable  []Segment // the tails of the examined trajectories and every other trajectory
+	queries   int       // prefix queries answered
+	cut       int
+	trajs     int // trajectories in the log the release is about
+}
+
+// Constants are the release's constants.
+func (r *Release) Constants() ReleaseConstants { return r.constants }
+
+// Examined lists the indices of the trajectories examined, in order (a copy).
+func (r *Release) Examined() []int { return slices.Clone(r.examined) }
+
+// StableLen is the stable prefix length kept from each examined trajectory, 0 for none (a copy).
+func (r *Release) StableLen() []int { return slices.Clone(r.stableLen) }
+
+// Stable lists the released stable segments, D_stable (a copy).
+func (r *Release) Stable() []Segment { return slices.Clone(r.stable) }
+
+// Unstable lists the segments left private: the tails of the examined trajectories and every other
+// trajectory (a copy).
+func (r *Release) Unstable() []Segment { return slices.Clone(r.unstable) }
+
+// Queries is the number of prefix queries answered.
+func (r *Release) Queries() int { return r.queries }
+
+// Cut counts examined trajectories longer than the public bound L (ReleaseParams.L): their prefixes are
+// queried up to length L only (the rest stays unstable), so δ' = δ1/(2TL) holds.
+func (r *Release) Cut() int { return r.cut }
+
+// Trajectories is the number of trajectories of the log the release is about (Train checks it against the
+// log it is given).
+func (r *Release) Trajectories() int { return r.trajs }
+
+// PrependLog is the release about log's trajectories followed by the ones r is about (log first, r's
+// indices shifted past it): every trajectory of log is unstable, r's stable segments stay stable, and r's
+// unstable segments are dropped (the data they hold is not trained on). It only ever treats more data as
+// private, so Train's guarantee for the result is the one for r plus DP-SGD on log.
+func (r *Release) PrependLog(log *Data) *Release {
+	n := len(log.Trajs)
+	out := &Release{constants: r.constants, stableLen: slices.Clone(r.stableLen), queries: r.queries, cut: r.cut, trajs: n + r.trajs}
+	for _, i := range r.examined {
+		out.examined = append(out.examined, n+i)
+	}
+	for _, g := range r.stable {
+		out.stable = append(out.stable, Segment{Traj: n + g.Traj, From: g.From, To: g.To})
+	}
+	for i, t := range log.Trajs {
+		out.unstable = append(out.unstable, Segment{Traj: i, From: 0, To: t.Len()})
+	}
+	return out
 }
 
 // FixedLogDelta is what walking a fixed log, rather than drawing fresh trajectories, adds to
@@ -201,7 +249,7 @@ func FixedLogGuarantee(eps1, delta1, pT float64) (eps, delta float64) {
 // StableTransitions is |D_stable| in transitions.
 func (r *Release) StableTransitions() int {
 	n := 0
-	for _, s := range r.Stable {
+	for _, s := range r.stable {
 		n += s.To - s.From
 	}
 	return n
@@ -259,8 +307,8 @@ func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {
 	thrNoise, _ := mechanisms.NewLaplaceScale(c.ThresholdScale, rng)
 	qNoise, _ := mechanisms.NewLaplaceScale(c.QueryScale, rng)
 	order := rng.Perm(len(data.Trajs))
-	r := &Release{Constants: c, Examined: order[:p.T], StableLen: make([]int, p.T)}
-	for j, ti := range r.Examined {
+	r := &Release{constants: c, examined: order[:p.T], stableLen: make([]int, p.T), trajs: len(data.Trajs)}
+	for j, ti := range r.examined {
 		t := &data.Trajs[ti]
 		thr := c.MeanThreshold() + thrNoise.Sample()
 		counter.Start(t)
@@ -268,7 +316,7 @@ func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {
 		for i := 1; ; i++ {
 			if i > c.L {
 				if t.Len() > c.L {
-					r.Cut++
+					r.cut++
 				}
 				break
 			}
@@ -276,23 +324,23 @@ func DataRelease(data *Data, e *Experts, p ReleaseParams) (*Release, error) {
 			if !ok {
 				break
 			}
-			r.Queries++
+			r.queries++
 			if count+qNoise.Sample() <= thr {
 				kept = i - 1
 				break
 			}
 			kept = i
 		}
-		r.StableLen[j] = kept
+		r.stableLen[j] = kept
 		if kept > 0 {
-			r.Stable = append(r.Stable, Segment{ti, 0, kept})
+			r.stable = append(r.stable, Segment{ti, 0, kept})
 		}
 		if kept < t.Len() {
-			r.Unstable = append(r.Unstable, Segment{ti, kept, t.Len()})
+			r.unstable = append(r.unstable, Segment{ti, kept, t.Len()})
 		}
 	}
 	for _, ti := range order[p.T:] {
-		r.Unstable = append(r.Unstable, Segment{ti, 0, data.Trajs[ti].Len()})
+		r.unstable = append(r.unstable, Segment{ti, 0, data.Trajs[ti].Len()})
 	}
 	return r, nil
 }

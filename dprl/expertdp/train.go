@@ -289,10 +289,13 @@ func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, 
 			perExpert[t.Expert].add(Segment{i, 0, t.Len()})
 		}
 	} else {
-		for _, g := range rel.Stable {
+		if rel.trajs != len(data.Trajs) {
+			return nil, check.Int("rel.Trajectories()", rel.trajs, len(data.Trajs), len(data.Trajs))
+		}
+		for _, g := range rel.stable {
 			stable.add(g)
 		}
-		for _, g := range rel.Unstable {
+		for _, g := range rel.unstable {
 			perExpert[data.Trajs[g.Traj].Expert].add(g)
 		}
 	}

@@ -141,23 +141,40 @@ func orDefault[T int | float64](p *T, v T) {
 }
 
 // Released is a noised value function Q̃_a(s) = Q_θ(s, a) + g_a(s): its paths are sampled lazily and kept,
-// so any number of queries, repeated or not, are answered consistently.
+// so any number of queries, repeated or not, are answered consistently. Its network and paths are fixed
+// when the run makes it: no field can be set to drop the noise.
 type Released struct {
-	Net   *nn.MLP
-	Paths []*mechanisms.OUPath // nil: no functional noise
+	net   *nn.MLP
+	paths []*mechanisms.OUPath // nil: no functional noise
 	ws    *nn.Workspace
 }
 
 // Value is Q̃_a(s) for a one-dimensional state s.
 func (q *Released) Value(s float64, a int) float64 {
 	if q.ws == nil {
-		q.ws = nn.NewWorkspace(q.Net, 1)
+		q.ws = nn.NewWorkspace(q.net, 1)
 	}
-	v := q.ws.Forward(q.Net, []float64{s})[a]
-	if q.Paths != nil {
-		v += q.Paths[a].At(s)
+	v := q.ws.Forward(q.net, []float64{s})[a]
+	if q.paths != nil {
+		v += q.paths[a].At(s)
 	}
 	return v
+}
+
+// Noised reports whether the function carries functional noise (false for the methods that add none).
+func (q *Released) Noised() bool { return q.paths != nil }
+
+// Network is the trained network Q_θ without the functional noise. For the functional-noise method it is
+// not private on its own (only Q_θ + g is): it is for audits, diagnostics and simulations.
+func (q *Released) Network() *nn.MLP { return q.net }
+
+// Path is action a's noise path g_a (nil when the function carries no noise). Querying it draws the same
+// values Value adds.
+func (q *Released) Path(a int) *mechanisms.OUPath {
+	if q.paths == nil {
+		return nil
+	}
+	return q.paths[a]
 }
 
 // Result is a run's episode returns (true rewards, whatever the method saw) and the released function.
@@ -322,7 +339,7 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 			target.net.CopyFrom(net)
 		}
 	}
-	res.Released = &Released{Net: net, Paths: policy.paths}
+	res.Released = &Released{net: net, paths: policy.paths}
 	return res, nil
 }
 
@@ -502,7 +519,7 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 		project()
 		out.Updates++
 	}
-	out.Released = &Released{Net: net, Paths: paths}
+	out.Released = &Released{net: net, paths: paths}
 	out.FinalL = net.Lipschitz()
 	out.WithinL = out.FinalL <= cfg.L*(1+1e-9)
 	return out, nil

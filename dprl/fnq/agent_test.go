@@ -73,7 +73,7 @@ func TestFunctionalNoiseRelease(t *testing.T) {
 		if q.Value(s, i%2) != first[i] {
 			t.Fatalf("query %d changed on repetition", i)
 		}
-		bare := (&Released{Net: q.Net}).Value(s, i%2)
+		bare := (&Released{net: q.Network()}).Value(s, i%2)
 		differs = differs || bare != first[i]
 	}
 	if !differs {
@@ -186,7 +186,7 @@ func TestRunSpecifiedGuarantee(t *testing.T) {
 	}
 	// The noiseless reference: no paths, never guaranteed, same initial network as the noisy run.
 	n, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: pub, Noiseless: true, Src: rand.NewPCG(1, 1)})
-	if err != nil || n.Guaranteed || n.Sigma != 0 || n.Released.Paths != nil || !math.IsInf(n.EpsilonExact, 1) {
+	if err != nil || n.Guaranteed || n.Sigma != 0 || n.Released.Noised() || !math.IsInf(n.EpsilonExact, 1) {
 		t.Errorf("noiseless: err %v, guaranteed %v, σ %g, ε %g", err, n.Guaranteed, n.Sigma, n.EpsilonExact)
 	}
 }

@@ -19,10 +19,15 @@ const check param.Checker = "policyeval"
 // first-visit return from s over the trajectories that visit it, and Counts[s] = n_s, how many do. Built by
 // NewSignature or NewEpisodeSignature, it also keeps every trajectory's first-visit returns, which the
 // private releases clip to the declared bounds.
+//
+// The exported fields are a summary for the non-private estimators (LSW, LSL) and for reading. The private
+// releases (DPLSW, DPLSL) never read them: they recompute the summary from the kept returns and the number
+// of trajectories and states recorded at construction, so changing a field cannot change their noise.
 type Signature struct {
 	M      int
 	F      []float64
 	Counts []int
+	m, n   int     // trajectories and states, as built
 	visits []visit // each trajectory's first visits, in order
 }
 
@@ -65,7 +70,7 @@ func NewEpisodeSignature(states [][]int, rewards [][]float64, numStates int, gam
 	if err := check.In("gamma", gamma, param.Probability); err != nil {
 		return nil, err
 	}
-	sig := &Signature{M: len(states), F: make([]float64, numStates), Counts: make([]int, numStates)}
+	sig := &Signature{M: len(states), F: make([]float64, numStates), Counts: make([]int, numStates), m: len(states), n: numStates}
 	seen := make([]int, numStates) // trajectory number + 1 of the last first visit
 	var g []float64
 	for i, tr := range states {
@@ -100,13 +105,14 @@ func NewEpisodeSignature(states [][]int, rewards [][]float64, numStates int, gam
 	return sig, nil
 }
 
-// bounded returns the signature with every first-visit return clipped to [lo, hi] and how many were
-// clipped; it fails for a signature that does not keep its returns.
+// bounded returns the signature rebuilt from its kept returns (never from the exported fields), with every
+// first-visit return clipped to [lo, hi], and how many were clipped; it fails for a signature that does not
+// keep its returns.
 func (sig *Signature) bounded(lo, hi float64) (*Signature, int, error) {
 	if len(sig.visits) == 0 {
 		return nil, 0, check.Missing("sig's per-trajectory returns", "a Signature built by NewSignature or NewEpisodeSignature, which keeps them: a private release clips them to the declared bounds")
 	}
-	out := &Signature{M: sig.M, F: make([]float64, len(sig.F)), Counts: make([]int, len(sig.Counts)), visits: sig.visits}
+	out := &Signature{M: sig.m, F: make([]float64, sig.n), Counts: make([]int, sig.n), m: sig.m, n: sig.n, visits: sig.visits}
 	clipped := 0
 	for _, v := range sig.visits {
 		r := v.ret
@@ -232,7 +238,12 @@ func privateSignature(p *Problem, sig *Signature, priv PrivacyParams) (*Signatur
 		return nil, 0, err
 	}
 	lo, hi := p.ReturnRange()
-	return sig.bounded(lo, hi)
+	out, clipped, err := sig.bounded(lo, hi)
+	if err != nil {
+		return nil, 0, err
+	}
+	// The rebuilt signature is what the release uses: check it against the problem too.
+	return out, clipped, p.check(out)
 }
 
 // weighted solves min_θ Σ_s c_s (F_s − φ_sᵀθ)² + reg·‖θ‖² (normal equations, Cholesky with a pseudo-inverse

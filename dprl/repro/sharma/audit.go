@@ -47,7 +47,7 @@ func DataReleaseCase() audit.Case {
 		if err != nil {
 			return 0, err
 		}
-		return float64(r.StableLen[0]), nil
+		return float64(r.StableLen()[0]), nil
 	}}
 	broken := audit.Procedure{Name: "DataRelease round, noise × 0.1", Run: func(nb int, src rand.Source) (float64, error) {
 		counter, err := expertdp.NewPrefixCounter(sets[nb], pMin)

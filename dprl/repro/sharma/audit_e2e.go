@@ -181,20 +181,14 @@ func (p *e2ePair) procedure(fresh bool, acc expertdp.Accounting) audit.Procedure
 			}
 			data = &expertdp.Data{ObsDim: log.ObsDim, NumActions: log.NumActions, Experts: log.Experts,
 				Trajs: append(append([]expertdp.Traj(nil), log.Trajs...), draws.Trajs...)}
-			rel = &expertdp.Release{Constants: r.Constants, StableLen: r.StableLen}
-			for _, g := range r.Stable {
-				rel.Stable = append(rel.Stable, expertdp.Segment{Traj: len(log.Trajs) + g.Traj, From: g.From, To: g.To})
-			}
-			for i, t := range log.Trajs {
-				rel.Unstable = append(rel.Unstable, expertdp.Segment{Traj: i, From: 0, To: t.Len()})
-			}
+			rel = r.PrependLog(log)
 		}
 		cfg := expertdp.TrainConfig{Learner: expertdp.LearnerConfig{Hidden: s.Hidden}, P: s.P, Batch: s.Batch, Epsilon: s.Eps2, Delta: delta2,
 			Accounting: acc, MaxSteps: s.Steps, EvalEpisodes: 1, Seed: rng.Uint64()}
 		if _, err := expertdp.Train(data, rel, p.dom, cfg); err != nil {
 			return 0, err
 		}
-		return float64(len(rel.Stable)) + float64(rel.StableTransitions())/1e6, nil
+		return float64(len(rel.Stable())) + float64(rel.StableTransitions())/1e6, nil
 	}}
 }
 

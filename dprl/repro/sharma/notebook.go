@@ -312,7 +312,7 @@ func releaseThroughput(out report.Sink, cp *Setup) error {
 	}
 	el := time.Since(t0)
 	out.Markdown(fmt.Sprintf("DataRelease over all %d CartPole trajectories at m = 3000: %s, **%.0f trajectories/s** (%d prefix queries).",
-		len(cp.Data.Trajs), report.FormatDuration(el), float64(len(cp.Data.Trajs))/el.Seconds(), rel.Queries))
+		len(cp.Data.Trajs), report.FormatDuration(el), float64(len(cp.Data.Trajs))/el.Seconds(), rel.Queries()))
 	return nil
 }
 
@@ -340,7 +340,7 @@ func stableSizes(out report.Sink, setups map[string]*Setup, nrel int) error {
 						return err
 					}
 					best := 0
-					for _, l := range r.StableLen {
+					for _, l := range r.StableLen() {
 						best = max(best, l)
 					}
 					row.Stable = append(row.Stable, float64(r.StableTransitions()))

@@ -156,10 +156,10 @@ func newFNQPair(cal fnq.Calibration) (*fnqPair, error) {
 		if len(r.Returns) == 0 || !slices.Equal(r.Returns, again.Returns) {
 			return nil, fmt.Errorf("wanghegde2019: the FNQ audit's runs differ outside the paths (episode returns %v and %v): fnq.RunSpecified no longer draws the paths' seed third and fourth", r.Returns, again.Returns)
 		}
-		if r.Released.Paths[0].At(0.5) == again.Released.Paths[0].At(0.5) {
+		if r.Released.Path(0).At(0.5) == again.Released.Path(0).At(0.5) {
 			return nil, fmt.Errorf("wanghegde2019: the FNQ audit's paths do not depend on the run's noise stream")
 		}
-		q[nb], qf[nb] = netValues(r.Released.Net, p.xs), netValues(r.Released.Net, fine)
+		q[nb], qf[nb] = netValues(r.Released.Network(), p.xs), netValues(r.Released.Network(), fine)
 	}
 	p.q0 = q[0]
 	mu2, mu2f := 0.0, 0.0
@@ -196,13 +196,13 @@ func (p *fnqPair) procedure(name string, noiseless bool) audit.Procedure {
 		if err != nil {
 			return 0, err
 		}
-		q := netValues(r.Released.Net, p.xs)
+		q := netValues(r.Released.Network(), p.xs)
 		s := 0.0
 		for a := range q {
 			y := q[a]
 			for i, x := range p.xs {
 				if !noiseless {
-					y[i] += r.Released.Paths[a].At(x) // Q̃_a(x) = Released.Value(x, a)
+					y[i] += r.Released.Path(a).At(x) // Q̃_a(x) = Released.Value(x, a)
 				}
 				y[i] -= p.q0[a][i]
 			}

@@ -106,7 +106,7 @@ func LipschitzTable(out report.Sink) error {
 			if err != nil {
 				return err
 			}
-			L = res.Released.Net.Lipschitz()
+			L = res.Released.Network().Lipschitz()
 		}
 		c, err := WorkedSettings()[1].Calibration(L, 39).Compute()
 		if err != nil {
