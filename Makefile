@@ -11,16 +11,16 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 JUPYTER_FLAGS := --ip=127.0.0.1 --no-browser --ServerApp.root_dir=notebooks $(ROOT_FLAG)
 
-.PHONY: notebooks test vet lint unit fuzz test-notebooks test-lab kernel lab jupyter strip clean crosscheck crosscheck-venv bench
+.PHONY: notebooks test vet lint unit race fuzz test-notebooks test-lab kernel lab jupyter strip clean crosscheck crosscheck-venv bench
 
 ## notebooks: install what is missing, execute every notebook at its default size, write HTML reports to build/notebooks/
 notebooks: kernel
 	$(GO) run ./kernels/nbrun -jupyter $(JUPYTER) -out build/notebooks
 
-## test: go vet, staticcheck, go test, a short fuzzing pass, the live cross-checks against the reference libraries, the
+## test: go vet, staticcheck, go test, the privacy packages' concurrency tests under the race detector, a short fuzzing pass, the live cross-checks against the reference libraries, the
 ## sharded sweep on a one-node Slurm, every
 ## notebook headlessly in quick mode, and JupyterLab driven in a real browser
-test: vet lint unit fuzz crosscheck test-slurm test-notebooks test-lab
+test: vet lint unit race fuzz crosscheck test-slurm test-notebooks test-lab
 
 vet:
 	$(GO) vet ./...
@@ -32,6 +32,11 @@ lint:
 
 unit:
 	DPRL_CROSSCHECK=0 $(GO) test ./...
+
+## race: the privacy packages' concurrency tests under the race detector: Budget spent from many goroutines,
+## accountants sharing the PLD's transform caches, expertdp's accounting caches (about a minute with builds)
+race:
+	$(GO) test -race -count=1 -run 'Budget|Parallel|Concurrent' ./mechanisms ./dprl/expertdp
 
 ## crosscheck: build the pinned reference environment (crosscheck/requirements.lock) and run the live
 ## cross-checks against dp_accounting, prv_accountant and Gymnasium; a missing environment fails here
@@ -49,7 +54,7 @@ bench: crosscheck-venv
 
 ## fuzz: run every fuzz target for FUZZTIME (seed corpora under each package's testdata/fuzz)
 FUZZTIME ?= 15s
-FUZZ_TARGETS := ./trajectory:FuzzReadCSV ./trajectory:FuzzReadJSON ./mechanisms:FuzzPLDParams ./mechanisms:FuzzRDPParams ./dprl/sweep:FuzzParseSpec
+FUZZ_TARGETS := ./trajectory:FuzzReadCSV ./trajectory:FuzzReadJSON ./mechanisms:FuzzPLDParams ./mechanisms:FuzzRDPParams ./dprl/sweep:FuzzParseSpec ./mechanisms:FuzzCalibrationInverses
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t##*:}\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 2s || exit 1; \

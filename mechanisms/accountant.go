@@ -301,13 +301,16 @@ func (a *GDPAccountant) Epsilon(delta float64) (float64, error) {
 	if err := checkDeltaPositive(delta); err != nil {
 		return 0, err
 	}
-	if a.muSq == 0 {
+	switch {
+	case a.muSq == 0:
 		return 0, nil
+	case math.IsInf(a.muSq, 1): // so little noise that Σ 1/z_i² overflows: no guarantee
+		return math.Inf(1), nil
 	}
 	return GDPEpsilon(a.Mu(), delta)
 }
 
-// Delta is the exact δ at ε of the composition.
+// Delta is the exact δ at ε of the composition (rounded up, as GDPDelta).
 func (a *GDPAccountant) Delta(epsilon float64) (float64, error) {
 	if err := check.In("epsilon", epsilon, param.NonNegative); err != nil {
 		return 0, err
@@ -327,7 +330,9 @@ func tooSpread(err error) bool {
 
 // CalibrateNoise finds, by bisection, the smallest noise multiplier z in [lo, hi] for which epsAt(z) ≤ target,
 // where epsAt builds the accountant for the run at noise z and returns its ε (decreasing in z). It fails if
-// even hi does not reach the target. A *GridError from epsAt counts as an ε above the target.
+// even hi does not reach the target (or epsAt(hi) is NaN). A *GridError from epsAt counts as an ε above the
+// target. The result is certified: the upper end of the final bracket (relative width 1e−9), a z at which
+// epsAt was evaluated and found within the target, never the bracket's midpoint.
 func CalibrateNoise(target, lo, hi float64, epsAt0 func(z float64) (float64, error)) (float64, error) {
 	if err := param.First(check.In("target", target, param.Positive), check.In("lo", lo, param.Interval{Lo: 0, Hi: hi})); err != nil {
 		return 0, err
@@ -346,7 +351,7 @@ func CalibrateNoise(target, lo, hi float64, epsAt0 func(z float64) (float64, err
 	if err != nil {
 		return 0, err
 	}
-	if eHi > target {
+	if !(eHi <= target) {
 		return 0, check.Errorf("hi", hi, "a noise multiplier whose ε reaches the target %g (at hi, ε = %g): raise hi", target, eHi)
 	}
 	if eLo, err := epsAt(lo); err != nil {
@@ -355,24 +360,17 @@ func CalibrateNoise(target, lo, hi float64, epsAt0 func(z float64) (float64, err
 		return lo, nil
 	}
 	var ferr error
-	z := bisect(func(z float64) float64 {
+	z := bisectSafe(func(z float64) bool {
 		e, err := epsAt(z)
 		if err != nil && ferr == nil {
 			ferr = err
 		}
-		if e <= target {
-			return 1
-		}
-		return -1
+		return err == nil && e <= target
 	}, lo, hi, 1e-9)
 	if ferr != nil {
 		return 0, ferr
 	}
-	// Bisection returns the midpoint of the last bracket; step to its certified end.
-	for e, _ := epsAt(z); e > target; e, _ = epsAt(z) {
-		z *= 1 + 1e-9
-	}
-	return z, nil
+	return z, nil // the end of the last bracket whose ε was certified within the target
 }
 
 // MaxSteps returns the largest number of runs n ≤ limit of e whose composition stays within (ε, δ) under

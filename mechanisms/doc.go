@@ -39,6 +39,14 @@
 //     δ(ε) = Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2), the second term in log space so large ε cannot overflow. k
 //     Gaussian mechanisms with parameters μ_i compose exactly to μ = √(Σ μ_i²).
 //
+// Certified calibration. Every δ these functions report is rounded up by a bound on its floating-point
+// error (the difference of the two terms cancels when δ is far below them), and every inverse — GDPEpsilon,
+// AnalyticGaussianSigma, OptimalCompositionEpsilon, CalibrateNoise — returns the end of its final bisection
+// bracket on the safe side (never the midpoint), checked against that upper bound; AnalyticGaussianSigma
+// then checks the σ it returns at μ = Δ/σ as a caller computes it. The property tests hold every calibration
+// and accountant against the exact profile computed in 320-bit arithmetic, closed forms for Laplace and
+// randomized response, and quadrature of the subsampled Gaussian's Rényi divergence.
+//
 // # Laplace mechanism and sparse vector
 //
 // Laplace adds Lap(b) with b = Δ1/ε: ε-DP for a query of ℓ1 sensitivity Δ1. LaplaceDelta is its exact
@@ -129,7 +137,9 @@
 // add/remove, tracking both directions (remove and add) and reporting the worse. It is pessimistic by
 // construction: each cell's mass goes to the ends of a grid of width Discretization, mass beyond the
 // truncation goes to +∞ or to the lowest grid point, and floating-point error is bounded and added to δ.
-// EpsilonBounds also returns a certified lower bound on the true ε; the gap shrinks like h·√runs.
+// EpsilonBounds also returns a certified lower bound on the true ε, which accounts for every mass the
+// discretisation moved by more than one cell, the round-off residual sent to +∞ included; the gap shrinks
+// like h·√runs.
 // Mixed{P, e} runs e with probability P and otherwise something data-independent and distinguishable from
 // e's outputs (Sharma et al.'s Selective DP-SGD): its profile is exactly P·δ_e(ε), which is not the same as
 // folding P into a sampling rate.
@@ -137,11 +147,16 @@
 // Composition theorems for k mechanisms that are each (ε0, δ0)-DP:
 //   - AdvancedComposition: (ε0·√(2k ln(1/δ̃)) + k·ε0·(e^{ε0} − 1), k·δ0 + δ̃) for any slack δ̃ > 0 (Dwork,
 //     Rothblum & Vadhan 2010; Dwork & Roth 2014, Theorem 3.20). AdvancedCompositionEps0 is the per-step
-//     ε0 = ε/(2√(2k ln(1/δ̃))) of their Corollary 3.21, stated for ε < 1.
+//     ε0 = ε/(2√(2k ln(1/δ̃))) of their Corollary 3.21, stated for ε < 1 and holding only while
+//     k·ε0·(e^{ε0} − 1) ≤ ε/2, which fails at large slack (about δ̃ > e^{−ε/4}); outside either condition it
+//     is an error saying which.
 //   - OptimalCompositionDelta/Epsilon: the exact k-fold composition (Kairouz, Oh & Viswanath 2015; Murtagh
-//     & Vadhan 2016), with an explicit pessimistic bound on the terms left out for large k.
+//     & Vadhan 2016), with an explicit pessimistic bound on the terms left out for large k; a sum of positive
+//     terms whose binomial weights come from Loader's saddle-point form (accurate whatever k).
 //   - KOVGaussianEpsilon/Sigma: the bound Wang & Hegde derive for k Gaussian mechanisms, ε = kΔ²/(2σ²) +
 //     √(2kΔ²w/σ²) with w = ln(e + √(kΔ²/σ²)/δ), and its sufficient σ = Δ·√(2k ln(e + ε/δ))/ε; GDP is exact.
+//     The σ form drops the bound's first term, so it holds only for small ε (about ε ≤ 3 at δ = 1e−5; at
+//     ε = 20 it is only 22.06-DP): KOVGaussianSigma refuses an ε where it does not meet the bound.
 //
 // CalibrateNoise and MaxSteps invert any accountant: the smallest noise multiplier, or the largest number
 // of runs, within a target (ε, δ).

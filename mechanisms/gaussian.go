@@ -34,33 +34,54 @@ func ClassicGaussianFormula(epsilon, delta, sensitivity float64) float64 {
 
 // GDPDelta returns the δ(ε) of μ-Gaussian differential privacy (Dong, Roth & Su 2022):
 // δ = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2). The Gaussian mechanism with sensitivity Δ and noise σ is μ-GDP with
-// μ = Δ/σ, and this is its exact privacy profile (Balle & Wang 2018). The second term is computed in log
-// space, so large ε does not overflow.
+// μ = Δ/σ, and this is its exact privacy profile (Balle & Wang 2018). Both terms are computed in log space
+// (the second's factor e^ε included), so large ε does not overflow, and the value returned is rounded up
+// by a bound on its floating-point error: the error of each logarithm and of its argument, carried through
+// the difference, which is where the cancellation is (δ ≪ Φ(−ε/μ + μ/2) when μ is small against ε/μ). So
+// the result is never below the exact δ, and the calibrations built on it (GDPEpsilon,
+// AnalyticGaussianSigma) are certified: they return the end of their bracket where this upper bound holds.
 func GDPDelta(mu, epsilon float64) float64 {
-	if mu <= 0 {
+	switch {
+	case mu <= 0 || math.IsInf(epsilon, 1):
+		return 0
+	case math.IsInf(mu, 1):
+		return 1
+	}
+	r := epsilon / mu
+	x1, x2 := -r+mu/2, -r-mu/2
+	a, lb := logNormCDF(x1), logNormCDF(x2)
+	b := epsilon + lb
+	ex := 2 * unitRoundoff * (math.Abs(r) + mu/2) // the arguments' rounding
+	ea := logNormCDFErr(x1, a, ex)
+	eb := logNormCDFErr(x2, lb, ex) + unitRoundoff*math.Abs(b)
+	// δ = e^a·(1 − e^{b−a}); with a and b each off by at most ea and eb, the true δ is at most
+	// e^{a+ea}·(1 − e^{b−a−ea−eb}).
+	d := b - a
+	d -= ea + eb + unitRoundoff*math.Abs(d)
+	if d >= 0 {
 		return 0
 	}
-	a := logNormCDF(-epsilon/mu + mu/2)
-	b := epsilon + logNormCDF(-epsilon/mu-mu/2)
-	if b >= a {
-		return 0
-	}
-	return math.Exp(logSub(a, b))
+	return math.Min(1, math.Exp(a+ea)*-math.Expm1(d)*(1+8*unitRoundoff))
 }
 
-// GDPEpsilon returns the smallest ε ≥ 0 with GDPDelta(μ, ε) ≤ δ.
+// GDPEpsilon returns the smallest ε ≥ 0 with GDPDelta(μ, ε) ≤ δ, certified: the upper end of the final
+// bisection bracket (relative width 1e−13), where GDPDelta, itself an upper bound on the exact δ, is at most δ.
 func GDPEpsilon(mu, delta float64) (float64, error) {
 	if err := param.First(check.In("mu", mu, param.Positive), checkDeltaPositive(delta)); err != nil {
 		return 0, err
 	}
-	if GDPDelta(mu, 0) <= delta {
+	ok := func(e float64) bool { return GDPDelta(mu, e) <= delta }
+	if ok(0) {
 		return 0, nil
 	}
-	hi := 1.0
-	for GDPDelta(mu, hi) > delta {
-		hi *= 2
+	bad, hi := 0.0, 1.0
+	for !ok(hi) {
+		if hi > math.MaxFloat64/2 {
+			return math.Inf(1), nil
+		}
+		bad, hi = hi, hi*2
 	}
-	return bisect(func(e float64) float64 { return GDPDelta(mu, e) - delta }, 0, hi, 1e-13), nil
+	return bisectSafe(ok, bad, hi, 1e-13), nil
 }
 
 // AnalyticGaussianDelta returns the exact δ at ε of the Gaussian mechanism with noise σ and ℓ2 sensitivity Δ.
@@ -81,22 +102,38 @@ func AnalyticGaussianEpsilon(sigma, delta, sensitivity float64) (float64, error)
 
 // AnalyticGaussianSigma returns the smallest σ for which the Gaussian mechanism with sensitivity Δ is
 // (ε, δ)-DP, from the exact privacy profile (the analytic Gaussian mechanism of Balle & Wang 2018), solved
-// by bisection on the GDP parameter μ = Δ/σ. Valid for every ε > 0.
+// by bisection on the GDP parameter μ = Δ/σ. Valid for every ε > 0. The result is certified: σ is the safe
+// end of the bracket, then raised by the last few units of round-off until GDPDelta(Δ/σ, ε) — an upper bound
+// on the exact δ, evaluated at the μ a caller computes from the returned σ — is at most δ. A σ that is not
+// a positive finite float64 (Δ near the float64 range) is an error.
 func AnalyticGaussianSigma(epsilon, delta, sensitivity float64) (float64, error) {
 	if err := param.First(checkEpsilon(epsilon), checkDeltaPositive(delta), checkSensitivity(sensitivity)); err != nil {
 		return 0, err
 	}
 	// δ(μ) increases with μ: find the largest μ with δ(μ) ≤ target.
+	ok := func(m float64) bool { return GDPDelta(m, epsilon) <= delta }
 	hi := 1.0
-	for GDPDelta(hi, epsilon) < delta {
+	for ok(hi) && hi < 0x1p1000 {
 		hi *= 2
 	}
 	lo := hi / 2
-	for GDPDelta(lo, epsilon) > delta {
+	for !ok(lo) && lo > 0x1p-1000 {
 		lo /= 2
 	}
-	mu := bisect(func(m float64) float64 { return GDPDelta(m, epsilon) - delta }, lo, hi, 1e-14)
-	return sensitivity / mu, nil
+	if !ok(lo) || ok(hi) {
+		return 0, check.Errorf("epsilon", epsilon, "values whose noise μ = Δ/σ lies in [2⁻¹⁰⁰⁰, 2¹⁰⁰⁰] (delta = %g)", delta)
+	}
+	sigma := sensitivity / bisectSafe(ok, hi, lo, 1e-14)
+	for range 64 {
+		if ok(sensitivity / sigma) {
+			break
+		}
+		sigma = math.Nextafter(sigma, math.Inf(1))
+	}
+	if !isPositiveFinite(sigma) || !ok(sensitivity/sigma) {
+		return 0, check.Errorf("sensitivity", sensitivity, "(0, ∞) with σ = sensitivity/μ a positive finite float64 (μ = %g)", sensitivity/sigma)
+	}
+	return sigma, nil
 }
 
 // Gaussian adds independent N(0, σ²) noise to each coordinate. Its privacy depends on the sensitivity of what

@@ -54,16 +54,20 @@ func logErfc(x float64) float64 {
 	case x < 25:
 		return math.Log(math.Erfc(x))
 	}
-	// erfc(x) = e^{−x²}/(x√π) · (1 + u), u = −1/(2x²) + 3/(4x⁴) − 15/(8x⁶) + …, |u| < 1e−3;
-	// ln(1 + u) by its series, accurate to 1e−13.
-	x2 := x * x
-	u := -1/(2*x2) + 3/(4*x2*x2) - 15/(8*x2*x2*x2)
-	return -x2 - math.Log(x) - halfLogPi + u - u*u/2 + u*u*u/3
+	// erfc(x) = e^{−x²}/(x√π) · (1 + u), u = Σ_{k≥1} (−1)^k (2k−1)!!/(2x²)^k (asymptotic). Eight terms: the
+	// ninth is below 5e−21 for x ≥ 25, far under double precision.
+	h := 1 / (2 * x * x)
+	u, t := 0.0, 1.0
+	for k := 1; k <= 8; k++ {
+		t *= -float64(2*k-1) * h
+		u += t
+	}
+	return -x*x - math.Log(x) - halfLogPi + math.Log1p(u)
 }
 
 const halfLogPi = 0.5723649429247001 // ln(π)/2
 
-// logNormCDF is ln Φ(x), accurate far into the lower tail.
+// logNormCDF is ln Φ(x), accurate far into the lower tail: its error is below logNormCDFErr(x, value).
 func logNormCDF(x float64) float64 {
 	if x > 0 {
 		return math.Log1p(-0.5 * math.Erfc(x/math.Sqrt2))
@@ -71,21 +75,30 @@ func logNormCDF(x float64) float64 {
 	return math.Log(0.5) + logErfc(-x/math.Sqrt2)
 }
 
-// bisect finds x in [lo, hi] with f(x) = 0 for a monotone f by bisection, to relative tolerance tol on x.
-// f(lo) and f(hi) must have opposite signs.
-func bisect(f func(float64) float64, lo, hi, tol float64) float64 {
-	flo := f(lo)
-	for range 200 {
-		mid := lo + (hi-lo)/2
-		if hi-lo <= tol*math.Max(math.Abs(mid), 1e-300) {
-			return mid
+// logNormCDFErr bounds the absolute error of logNormCDF(x) = v for an argument x known to within ±ex: the
+// argument's error times the slope of ln Φ (φ(x)/Φ(x) ≤ |x| + 2), plus the evaluation's own error, a few
+// units of round-off in erfc (relative) and in the logarithm and sums (relative to |v|), taken as 16 units.
+func logNormCDFErr(x, v, ex float64) float64 {
+	return (math.Abs(x)+2)*ex + 16*unitRoundoff*(1+math.Abs(v))
+}
+
+// bisectSafe narrows [bad, good] (in either order) around the point where ok switches, keeping ok(bad) false
+// and ok(good) true, until they are within tol relative to good (or nothing lies between them), and returns
+// good: the end of the bracket on the safe side, never the midpoint. ok(good) must hold on entry.
+func bisectSafe(ok func(float64) bool, bad, good, tol float64) float64 {
+	for range 2100 { // enough to cross the whole float64 range bit by bit
+		if math.Abs(good-bad) <= tol*math.Abs(good) {
+			break
 		}
-		fm := f(mid)
-		if (fm < 0) == (flo < 0) {
-			lo, flo = mid, fm
+		mid := bad + (good-bad)/2
+		if mid == bad || mid == good {
+			break
+		}
+		if ok(mid) {
+			good = mid
 		} else {
-			hi = mid
+			bad = mid
 		}
 	}
-	return lo + (hi-lo)/2
+	return good
 }

@@ -204,7 +204,7 @@ func (a *PLDAccountant) DeltaBounds(epsilon float64) (delta, lower float64, err 
 	for _, d := range []*pmf{a.remove, a.add} {
 		delta = math.Max(delta, d.delta(epsilon, h)*math.Exp(d.rel)+d.num)
 		t, eta := d.certSlack(h, 1e-12)
-		lower = math.Max(lower, d.delta(epsilon+t, h)*math.Exp(-d.rel)-eta)
+		lower = math.Max(lower, d.deltaLower(epsilon+t, h)*math.Exp(-d.rel)-eta)
 	}
 	return math.Min(delta, 1), math.Max(lower, 0), nil
 }
@@ -242,7 +242,7 @@ func (a *PLDAccountant) EpsilonBounds(delta float64) (eps, lower float64, err er
 		de := delta * 1e-3
 		t, eta := d.certSlack(h, de)
 		if up := (delta + eta) * math.Exp(d.rel); up < 1 {
-			lower = math.Max(lower, d.epsilon(up, h)-t)
+			lower = math.Max(lower, d.epsilonLower(up, h)-t)
 		}
 	}
 	return eps, math.Max(lower, 0), nil

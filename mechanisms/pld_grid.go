@@ -120,8 +120,9 @@ func discretizeOn(g span, h float64, at func(i int) (sp, cp, sq, cq float64)) *p
 		sp0, cp0, sq0, cq0 = sp1, cp1, sq1, cq1
 	}
 	above := math.Exp(sp0)
-	out.inf = above + math.Max(0, 1-total-above)
-	out.moved = below + above
+	residual := math.Max(0, 1-total-above) // round-off left over: sent to +∞ with the upper tail
+	out.inf = above + residual
+	out.moved = below + above + residual // every mass moved by more than one cell, the residual included
 	out.num = numErr
 	out.rel = -math.Log1p(-rho)
 	out.bias = ctdBias(h) + h*shifted
@@ -470,22 +471,44 @@ func fftSize(n int) (int, error) {
 
 // delta is Σ_{ℓ>ε} p(ℓ)(1 − e^{ε−ℓ}) + inf.
 func (d *pmf) delta(eps, h float64) float64 {
+	s, _ := d.deltaTerms(eps, h)
+	return s
+}
+
+// deltaTerms is delta and the number of terms summed (its round-off is at most about 4·n·u relative: every
+// term is positive).
+func (d *pmf) deltaTerms(eps, h float64) (float64, int) {
 	s := d.inf
+	n := 0
 	for i := len(d.p) - 1; i >= 0; i-- {
 		l := float64(d.lo+i) * h
 		if l <= eps {
 			break
 		}
 		s += d.p[i] * -math.Expm1(eps-l)
+		n++
 	}
-	return s
+	return s, n
+}
+
+// deltaLower is delta rounded down by a bound on its round-off: for the certified lower bounds.
+func (d *pmf) deltaLower(eps, h float64) float64 {
+	s, n := d.deltaTerms(eps, h)
+	return s * (1 - 4*float64(n+2)*unitRoundoff)
 }
 
 // epsilon is the smallest ε ≥ 0 with delta(ε) ≤ target (+Inf if inf ≥ target). It scans down from the top:
 // on [ε_j, ε_{j+1}], δ(ε) = inf + A_j − e^{ε−ε_j}·G_j with A_j = Σ_{i>j} p_i and G_j = Σ_{i>j} p_i·e^{ε_j−ε_i},
 // where G_{j−1} = e^{−h}(G_j + p_j) stays below 1 whatever ε is. The target is lowered by a bound on the
 // sums' round-off, so the crossing found is never below the exact one.
-func (d *pmf) epsilon(target, h float64) float64 {
+func (d *pmf) epsilon(target, h float64) float64 { return d.crossing(target, h, -1) }
+
+// epsilonLower is epsilon with the target raised by the round-off bound instead: the crossing found is
+// never above the exact one (for the certified lower bound).
+func (d *pmf) epsilonLower(target, h float64) float64 { return d.crossing(target, h, 1) }
+
+// crossing is epsilon with the round-off bound applied to the target with the given sign.
+func (d *pmf) crossing(target, h, sign float64) float64 {
 	if d.inf >= target {
 		return math.Inf(1)
 	}
@@ -494,7 +517,7 @@ func (d *pmf) epsilon(target, h float64) float64 {
 	for j := len(d.p) - 1; j >= 0; j-- {
 		lj := float64(d.lo+j) * h
 		n := float64(len(d.p) - j)
-		tj := target - 4*n*unitRoundoff*(d.inf+A+G)
+		tj := target + sign*4*n*unitRoundoff*(d.inf+A+G)
 		if d.inf+A-G > tj {
 			// The crossing is in [ε_j, ε_{j+1}): e^{ε−ε_j}·G = inf + A − target.
 			return math.Max(lj+math.Log((d.inf+A-tj)/G), 0)

@@ -131,7 +131,7 @@ func TestCompositionHugeK(t *testing.T) {
 		if e, d, err := AdvancedComposition(0.01, 1e-9, k, 1e-6); err != nil || !(e > 0) || !(d > 0) {
 			t.Errorf("AdvancedComposition k=%d: %g %g %v", k, e, d, err)
 		}
-		if e, err := AdvancedCompositionEps0(1, k, 1e-6); err != nil || !(e > 0) {
+		if e, err := AdvancedCompositionEps0(0.5, k, 1e-6); err != nil || !(e > 0) {
 			t.Errorf("AdvancedCompositionEps0 k=%d: %g %v", k, e, err)
 		}
 		if e, err := KOVGaussianEpsilon(k, 1, 1e6, 1e-5); err != nil || !(e > 0) {

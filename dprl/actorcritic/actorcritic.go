@@ -141,6 +141,11 @@ func (c Config) validate() error {
 		if err := param.First(check.In("Clip", c.Clip, param.Positive), check.In("NoiseMultiplier", c.NoiseMultiplier, param.Positive)); err != nil {
 			return err
 		}
+		// The noise scales the run uses, Clip·NoiseMultiplier per step and that times √MaxEpisodeLen for the
+		// padding, must stay positive and finite (two valid factors can underflow or overflow).
+		if sd := c.Clip * c.NoiseMultiplier; !(sd > 0 && sd*math.Sqrt(float64(c.MaxEpisodeLen)) <= math.MaxFloat64) {
+			return check.Errorf("NoiseMultiplier", c.NoiseMultiplier, "(0, ∞) with Clip·NoiseMultiplier·√MaxEpisodeLen a positive finite noise scale (Clip = %g)", c.Clip)
+		}
 	}
 	if c.Src == nil {
 		return check.Missing("Src", "a rand.Source")

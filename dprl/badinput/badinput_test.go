@@ -308,6 +308,21 @@ func table(t *testing.T) []row {
 		}},
 	)
 
+	// ---- mechanisms: calibrations used outside the validity condition of their theorem (issue 31)
+	add(row{"KOVGaussianSigma/eps=20 (small-ε form: was (22.06, 1e-5)-DP)", "eps", "20", func() error {
+		return rel(mechanisms.KOVGaussianSigma(1, 1, 20, 1e-5))
+	}},
+		row{"AdvancedCompositionEps0/eps=1 (Corollary 3.21 needs ε < 1)", "eps", "1", func() error {
+			return rel(mechanisms.AdvancedCompositionEps0(1, 10, 1e-6))
+		}},
+		row{"AdvancedCompositionEps0/deltaSlack=0.9 (large slack: composed to 1.58)", "deltaSlack", "0.9", func() error {
+			return rel(mechanisms.AdvancedCompositionEps0(0.9, 10, 0.9))
+		}},
+		row{"AnalyticGaussianSigma/sensitivity=1.7e308 (σ overflows)", "sensitivity", "1.7e+308", func() error {
+			return rel(mechanisms.AnalyticGaussianSigma(0.01, 1e-10, 1.7e308))
+		}},
+	)
+
 	// ---- mechanisms: budget and composition helpers
 	add(epsDeltaRows("NewBudget", "epsilon", "", func(e, _ float64) error { return rel(mechanisms.NewBudget(e, 1e-5)) })...)
 	add(row{"NewBudget/delta=NaN", "delta", "NaN", func() error { return rel(mechanisms.NewBudget(1, nan)) }},
@@ -902,6 +917,9 @@ func table(t *testing.T) []row {
 		return acRun(func(c *actorcritic.Config) { c.Variant, c.Epsilon, c.Delta = actorcritic.DPActor, e, d })
 	})...)
 	add(row{"actorcritic.Run/Corrected NoiseMultiplier=0", "NoiseMultiplier", "0", func() error { return acRun(func(c *actorcritic.Config) { c.NoiseMultiplier = 0 }) }},
+		row{"actorcritic.Run/Corrected Clip·NoiseMultiplier underflows", "NoiseMultiplier", "1e-200", func() error {
+			return acRun(func(c *actorcritic.Config) { c.Clip, c.NoiseMultiplier = 1e-200, 1e-200 })
+		}},
 		row{"actorcritic.Run/Corrected Clip=NaN", "Clip", "NaN", func() error { return acRun(func(c *actorcritic.Config) { c.Clip = nan }) }},
 		row{"actorcritic.Run/Gamma=1.5", "Gamma", "1.5", func() error { return acRun(func(c *actorcritic.Config) { c.Gamma = 1.5 }) }},
 		row{"actorcritic.Run/Episodes=-1", "Episodes", "-1", func() error { return acRun(func(c *actorcritic.Config) { c.Episodes = -1 }) }},

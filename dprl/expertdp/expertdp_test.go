@@ -509,3 +509,32 @@ func TestNewLearnerErrors(t *testing.T) {
 		t.Error("maxBatch 0 accepted")
 	}
 }
+
+// TestAccountingConcurrent: SpentEpsilon and CalibrateNoise called from several goroutines at once (they share
+// the package's result caches) give the same answers as called alone; under -race (make race) this checks the
+// caches' locking.
+func TestAccountingConcurrent(t *testing.T) {
+	cfg := TrainConfig{P: 0.5, Batch: 20, NoiseMultiplier: 1.2, Epsilon: 2, Delta: 1e-5, Accounting: AccountingPaper}
+	spent := func(steps int) float64 {
+		e, err := cfg.SpentEpsilon(1000, steps)
+		if err != nil {
+			t.Error(err)
+		}
+		return e
+	}
+	want := []float64{spent(10), spent(20), spent(40)}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i, steps := range []int{10, 20, 40} {
+				if e := spent(steps); e != want[i] {
+					t.Errorf("goroutine %d: %d steps spend %g, alone %g", g, steps, e, want[i])
+				}
+			}
+			if _, err := cfg.CalibrateNoise(1000, 30); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+}

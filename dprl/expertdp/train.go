@@ -429,6 +429,9 @@ func (l *Learner) privateStep(b *batch, dp *mechanisms.DPSGD, expected int, nois
 	if b.n == 0 {
 		p := dp.Params()
 		std := p.NoiseMultiplier * p.Clip / float64(expected)
+		if !(std > 0) {
+			return 0, check.Errorf("NoiseMultiplier", p.NoiseMultiplier, "(0, ∞) with NoiseMultiplier·Clip/b a positive noise scale (Clip = %g, b = %d)", p.Clip, expected)
+		}
 		l.grads.Each(func(g []float64) {
 			for i := range g {
 				g[i] = mechanisms.AddGaussian(0, std, noise)
