@@ -25,6 +25,12 @@
 // allowed; Validate applies the same checks to a dataset built in memory. Written files read back exactly
 // (numbers as shortest round-trip decimals).
 //
+// Both readers are streams, linear in time. ReadJSON follows the format's structure as it reads (its depth
+// is JSONMaxDepth), so a value of the wrong kind — deeper nesting, a string for a number, an observation
+// longer than obs_dim — is refused where it starts, without reading or storing what follows; a line and
+// column are computed only for an error. It allocates at most 4× its input (plus its 64 KiB window), the
+// dataset included: a dataset of one-character numbers is itself 4× its text (an 8-byte float64 per "0,").
+//
 // # Policies and features
 //
 // Policy (action probabilities π(·|s), for behaviour probabilities and importance ratios π(a|s)/b(a|s))

@@ -615,6 +615,12 @@ func table(t *testing.T) []row {
 		jsonRow("repeated key", "action", "", strings.Replace(js, `"action": 0`, `"action": 0, "action": 1`, 1)),
 		jsonRow("obs_dim=0", "obs_dim", "0", strings.Replace(js, `"obs_dim": 1`, `"obs_dim": 0`, 1)),
 		jsonRow("empty input", "dataset", "", ""),
+		jsonRow("a million nested arrays (was 164× its size in memory)", "dataset", "", strings.Repeat("[", 1<<20)),
+		jsonRow("nested arrays for an observation value", "trajectories[0].steps[0].obs[0]", "", strings.Replace(js, `"obs": [1]`, `"obs": [[[[[[[[1]]]]]]]]`, 1)),
+		jsonRow("observation longer than obs_dim", "trajectories[0].steps[0].obs", "3 values", strings.Replace(js, `"obs": [1]`, `"obs": [1, 2, 3]`, 1)),
+		jsonRow("a 2000-digit number", "a number longer than 1024 characters", "", strings.Replace(js, `"reward": 0.5`, `"reward": `+strings.Repeat("9", 2000), 1)),
+		jsonRow("observation of 70000 values before obs_dim", "trajectories[0].steps[0].obs", "70000 values",
+			`{"num_actions": 2, "trajectories": [{"expert": 0, "steps": [{"obs": [`+strings.Repeat("0,", 69999)+`0], "action": 0, "reward": 0, "next_obs": [0]}]}], "obs_dim": 1}`),
 	)
 
 	// ---- dprl: experiment runner and tables
