@@ -75,10 +75,7 @@ func (l *blockList[T]) take() []T {
 	for i := 0; i < l.n; i += listBlock {
 		copy(out[i:], l.blocks[i/listBlock][:min(listBlock, l.n-i)])
 	}
-	for i := range (l.n + listBlock - 1) / listBlock {
-		clear(l.blocks[i]) // drop the references the copies now hold
-	}
-	l.n = 0
+	l.n = 0 // the blocks still refer to what out holds: no more memory is kept alive
 	return out
 }
 
@@ -175,12 +172,11 @@ func (p *jsonParser) eofErr() *DataError {
 func (p *jsonParser) peek() (byte, bool) {
 	for {
 		for p.pos < len(p.buf) {
-			switch c := p.buf[p.pos]; c {
-			case ' ', '\t', '\n', '\r':
-				p.pos++
-			default:
+			c := p.buf[p.pos]
+			if c > ' ' || c != ' ' && c != '\n' && c != '\t' && c != '\r' {
 				return c, true
 			}
+			p.pos++
 		}
 		if !p.fill() {
 			return 0, false
@@ -280,6 +276,12 @@ func (p *jsonParser) scalar(name string, elem int, allowed string, wantBool bool
 // number reads a JSON number (grammar -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?) and returns its text,
 // valid until the next read.
 func (p *jsonParser) number() ([]byte, error) {
+	// Fast path: a number that ends in the window is scanned and checked in one pass, in place.
+	if end, ok := scanNumber(p.buf, p.pos); ok && end < len(p.buf) && end-p.pos <= maxNumberLen {
+		text := p.buf[p.pos:end]
+		p.pos = end
+		return text, nil
+	}
 	off := p.offset()
 	p.tok = p.tok[:0]
 	var text []byte
@@ -318,12 +320,9 @@ func isNumberByte(c byte) bool {
 	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
 }
 
-// validNumber reports whether b follows JSON's number grammar.
-func validNumber(b []byte) bool {
-	i := 0
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
+// scanNumber scans a JSON number from b[i] and returns where it ends, and false if what starts there is not
+// one (or is cut by the end of b) or is followed by another byte a number may hold.
+func scanNumber(b []byte, i int) (int, bool) {
 	digits := func() int {
 		s := i
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
@@ -331,16 +330,19 @@ func validNumber(b []byte) bool {
 		}
 		return i - s
 	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
 	switch {
 	case i < len(b) && b[i] == '0':
 		i++
 	case digits() == 0:
-		return false
+		return i, false
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
 		if digits() == 0 {
-			return false
+			return i, false
 		}
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -349,10 +351,16 @@ func validNumber(b []byte) bool {
 			i++
 		}
 		if digits() == 0 {
-			return false
+			return i, false
 		}
 	}
-	return i == len(b)
+	return i, i == len(b) || !isNumberByte(b[i])
+}
+
+// validNumber reports whether b follows JSON's number grammar.
+func validNumber(b []byte) bool {
+	end, ok := scanNumber(b, 0)
+	return ok && end == len(b)
 }
 
 // integer reads the integer value of key name.
@@ -394,6 +402,16 @@ func (p *jsonParser) boolean(name string) (bool, error) {
 func (p *jsonParser) key() ([]byte, error) {
 	off := p.offset()
 	p.pos++ // the opening quote
+	// Fast path: a key without escapes that ends in the window is returned in place.
+	for i := p.pos; i < len(p.buf) && i-p.pos <= 64; i++ {
+		if c := p.buf[i]; c == '"' {
+			k := p.buf[p.pos:i]
+			p.pos = i + 1
+			return k, nil
+		} else if c == '\\' || c < 0x20 {
+			break
+		}
+	}
 	p.tok = p.tok[:0]
 	for {
 		if p.pos == len(p.buf) && !p.fill() {
@@ -616,26 +634,61 @@ var (
 
 // observation reads the observation array of key name. Its length must be obs_dim when obs_dim came first
 // (an array longer than that is counted without being stored, then refused); otherwise every observation
-// must have the first one's length, at most maxObsBeforeDim.
+// must have the first one's length, at most maxObsBeforeDim. The loop is array's, written out for numbers:
+// observations are most of a file.
 func (p *jsonParser) observation(name string) ([]float64, error) {
 	off := p.offset()
+	c, ok := p.peek()
+	if !ok {
+		return nil, p.eofErr()
+	}
+	if c != '[' {
+		return nil, p.array(name, "numbers", nil) // the error for a value that is not an array
+	}
+	p.pos++
+	limit := maxObsBeforeDim
 	var out []float64
 	if p.obsKnown {
+		limit = p.obsLen
 		out = make([]float64, 0, p.obsLen)
 	}
 	n := 0
-	err := p.array(name, "numbers", func(i int) error {
-		n++
-		if p.obsKnown && i >= p.obsLen || !p.obsKnown && i >= maxObsBeforeDim {
-			_, _, err := p.scalar(name, i, "a finite number", false) // counted, not stored
-			return err
+	if c, ok = p.peek(); ok && c == ']' {
+		p.pos++
+	} else {
+		for {
+			if !ok {
+				return nil, p.eofErr()
+			}
+			if c != '-' && (c < '0' || c > '9') {
+				_, _, err := p.scalar(name, n, "a finite number", false) // null, another kind, or a syntax error
+				return nil, err
+			}
+			numOff := p.offset()
+			text, err := p.number()
+			if err != nil {
+				return nil, err
+			}
+			if n < limit {
+				v, perr := strconv.ParseFloat(string(text), 64)
+				if perr != nil || math.IsInf(v, 0) {
+					return nil, p.bad(numOff, p.path(name, n), string(text), "a finite number")
+				}
+				out = append(out, v)
+			} // else counted, not stored
+			n++
+			if c, ok = p.peek(); !ok {
+				return nil, p.eofErr()
+			}
+			p.pos++
+			if c == ']' {
+				break
+			}
+			if c != ',' {
+				return nil, p.syntax(p.offset()-1, "invalid character %s after array element", quoteByte(c))
+			}
+			c, ok = p.peek()
 		}
-		v, err := p.float(name, i)
-		out = append(out, v)
-		return err
-	})
-	if err != nil {
-		return nil, err
 	}
 	switch {
 	case p.obsKnown && n != p.obsLen && p.hasDim:
