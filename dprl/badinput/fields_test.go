@@ -83,8 +83,8 @@ var (
 	settableNoNoise = map[string]string{
 		"expertdp.Experts": "the expert policies; a count over any policies has sensitivity 1, and DataRelease takes p_min from its params",
 		"expertdp.Learner": "a learner's network and configuration, no noise (Train draws its own noise)",
-		"nn.MLP":           "network weights, no noise",
-		"nn.Grads":         "gradients, no noise (DP-SGD's noise is mechanisms.DPSGD)",
+		"nn.Network":       "network weights (MLP, MLP32), no noise",
+		"nn.GradsOf":       "gradients, no noise (DP-SGD's noise is mechanisms.DPSGD)",
 		"nn.Replay":        "a replay buffer of transitions, no noise",
 		"nn.Adam":          "optimiser step sizes, no noise",
 		"nn.RMSprop":       "optimiser step sizes, no noise",
