@@ -43,3 +43,42 @@ func (b *BalleEvaluation) Collect(n int, src rand.Source) (*trajectory.Dataset, 
 	}
 	return &trajectory.Dataset{ObsDim: 1, NumActions: 2, Trajectories: tr}, nil
 }
+
+// Episodes records the same n trajectories as Collect with the same src, as each step's state index and
+// reward only: what a first-visit estimator needs (policyeval.NewEpisodeSignature), without a Step per
+// transition. Its draws are Collect's, in the same order, so both give the same batch.
+func (b *BalleEvaluation) Episodes(n int, src rand.Source) (states [][]int, rewards [][]float64, err error) {
+	env, err := Make("chain")
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case src == nil:
+		return nil, nil, check.Missing("src", "a rand.Source")
+	case n < 0:
+		return nil, nil, check.AtLeast("n", n, 0)
+	}
+	rng := rand.New(src)
+	probs := make([]float64, env.NumActions())
+	states, rewards = make([][]int, n), make([][]float64, n)
+	for i := range n {
+		o, err := env.Reset(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+		if err != nil {
+			return nil, nil, err
+		}
+		s := int(o[0])
+		for {
+			a := Act(b.Policy, o, rng, probs)
+			r, err := env.Step(a)
+			if err != nil {
+				return nil, nil, err
+			}
+			states[i], rewards[i] = append(states[i], s), append(rewards[i], r.Reward)
+			if r.Terminated || r.Truncated {
+				break
+			}
+			o, s = r.Obs, int(r.Obs[0])
+		}
+	}
+	return states, rewards, nil
+}

@@ -107,3 +107,26 @@ func BenchmarkMakeStep(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBalleEpisodes is one batch of 1000 trajectories of Balle et al.'s chain recorded as states and
+// rewards (BalleEvaluation.Episodes), the batch notebook 02 draws thousands of; BenchmarkBalleCollect is
+// the same batch as full Steps.
+func BenchmarkBalleEpisodes(b *testing.B) {
+	e := NewBalleEvaluation()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := e.Episodes(1000, rand.NewPCG(1, 2)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkBalleCollect(b *testing.B) {
+	e := NewBalleEvaluation()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.Collect(1000, rand.NewPCG(1, 2)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -571,6 +571,14 @@ func table(t *testing.T) []row {
 			}
 			return rel(envs.Collect(e, envs.Uniform{N: 2}, 1, nil, 0))
 		}},
+		row{"BalleEvaluation.Episodes/n=-1", "n", "-1", func() error {
+			_, _, err := envs.NewBalleEvaluation().Episodes(-1, src())
+			return err
+		}},
+		row{"BalleEvaluation.Episodes/src=nil", "src", "", func() error {
+			_, _, err := envs.NewBalleEvaluation().Episodes(1, nil)
+			return err
+		}},
 		row{"CheckEnv/episodes=-1", "episodes", "-1", func() error {
 			return envs.CheckEnv(func() envs.Env { return envs.NewMountainCar() }, -1, 10)
 		}},

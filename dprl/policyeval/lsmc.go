@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -29,6 +30,11 @@ type Signature struct {
 	Counts []int
 	m, n   int     // trajectories and states, as built
 	visits []visit // each trajectory's first visits, in order
+	// The averages and counts as computed from visits at construction, and the range of the first-visit
+	// returns: a release whose bounds hold every return uses them instead of clipping visit by visit.
+	f            []float64
+	counts       []int
+	retLo, retHi float64
 }
 
 // visit is one trajectory's first visit to a state and the discounted return from there.
@@ -70,7 +76,8 @@ func NewEpisodeSignature(states [][]int, rewards [][]float64, numStates int, gam
 	if err := check.In("gamma", gamma, param.Probability); err != nil {
 		return nil, err
 	}
-	sig := &Signature{M: len(states), F: make([]float64, numStates), Counts: make([]int, numStates), m: len(states), n: numStates}
+	sig := &Signature{M: len(states), F: make([]float64, numStates), Counts: make([]int, numStates), m: len(states), n: numStates,
+		retLo: math.Inf(1), retHi: math.Inf(-1)}
 	seen := make([]int, numStates) // trajectory number + 1 of the last first visit
 	var g []float64
 	for i, tr := range states {
@@ -93,6 +100,7 @@ func NewEpisodeSignature(states [][]int, rewards [][]float64, numStates int, gam
 			}
 			seen[s] = i + 1
 			sig.visits = append(sig.visits, visit{s, g[t]})
+			sig.retLo, sig.retHi = math.Min(sig.retLo, g[t]), math.Max(sig.retHi, g[t])
 			sig.F[s] += g[t]
 			sig.Counts[s]++
 		}
@@ -102,6 +110,7 @@ func NewEpisodeSignature(states [][]int, rewards [][]float64, numStates int, gam
 			sig.F[s] /= float64(c)
 		}
 	}
+	sig.f, sig.counts = slices.Clone(sig.F), slices.Clone(sig.Counts)
 	return sig, nil
 }
 
@@ -111,6 +120,11 @@ func NewEpisodeSignature(states [][]int, rewards [][]float64, numStates int, gam
 func (sig *Signature) bounded(lo, hi float64) (*Signature, int, error) {
 	if len(sig.visits) == 0 {
 		return nil, 0, check.Missing("sig's per-trajectory returns", "a Signature built by NewSignature or NewEpisodeSignature, which keeps them: a private release clips them to the declared bounds")
+	}
+	if lo <= sig.retLo && sig.retHi <= hi {
+		// Nothing to clip: the averages and counts as computed from the visits at construction, in the same order.
+		return &Signature{M: sig.m, F: slices.Clone(sig.f), Counts: slices.Clone(sig.counts), m: sig.m, n: sig.n, visits: sig.visits,
+			f: sig.f, counts: sig.counts, retLo: sig.retLo, retHi: sig.retHi}, 0, nil
 	}
 	out := &Signature{M: sig.m, F: make([]float64, sig.n), Counts: make([]int, sig.n), m: sig.m, n: sig.n, visits: sig.visits}
 	clipped := 0
@@ -199,16 +213,17 @@ func (p *Problem) check(sig *Signature) error {
 		check.In("FMin", p.FMin, param.Interval{Lo: -p.FMax, Hi: p.FMax - p.FRange, LoClosed: true, HiClosed: true})); err != nil {
 		return err
 	}
+	// The names are formatted only for a bad value: this check runs on every estimate.
 	for s, r := range p.Rho {
-		if err := check.In(fmt.Sprintf("Rho[%d]", s), r, param.Interval{Lo: 0, Hi: math.Inf(1), LoClosed: true}); err != nil {
-			return err
+		if !(r >= 0) || math.IsInf(r, 1) {
+			return check.In(fmt.Sprintf("Rho[%d]", s), r, param.Interval{Lo: 0, Hi: math.Inf(1), LoClosed: true})
 		}
 	}
 	_, d := p.Phi.Dims()
 	for s := range n {
 		for j, v := range p.Phi.RawRowView(s)[:d] {
-			if err := check.In(fmt.Sprintf("Phi[%d, %d]", s, j), v, param.Finite); err != nil {
-				return err
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return check.In(fmt.Sprintf("Phi[%d, %d]", s, j), v, param.Finite)
 			}
 		}
 	}
@@ -367,7 +382,10 @@ func LSWSmoothBound(w []float64, counts []int, beta float64) (psi float64, argma
 	return mechanisms.SmoothUpperBound(beta, nMax, func(k int) float64 {
 		s := 0.0
 		for i, c := range counts {
-			d := math.Max(float64(c-k), 1)
+			d := 1.0
+			if c-k > 1 {
+				d = float64(c - k)
+			}
 			s += w[i] / (d * d)
 		}
 		return s
@@ -493,13 +511,8 @@ func DPLSL(p *Problem, sig *Signature, lambda float64, priv PrivacyParams, bound
 	default:
 		return nil, check.Int("bound", int(bound), int(LSLPaper), int(LSLSafe))
 	}
-	psi, kBest := 0.0, 0
-	for k := 0; k <= m; k++ {
-		v := h(k)
-		if v = math.Exp(-float64(k)*beta) * v * v; v > psi {
-			psi, kBest = v, k
-		}
-	}
+	// H grows with k, so the scan stops once e^{−kβ}·H(m)² cannot beat the maximum found.
+	psi, kBest := mechanisms.SmoothUpperBound(beta, m, func(k int) float64 { v := h(k); return v * v })
 	return release(theta, scale*math.Sqrt(psi), psi, kBest, alpha, beta, clipped, src)
 }
 

@@ -3,6 +3,7 @@ package policyeval
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -238,5 +239,49 @@ func TestLambdaSchedule(t *testing.T) {
 	}
 	if _, err := LambdaSchedule(b.Problem(1, 100), -1, 1000); err == nil {
 		t.Error("c = −1 accepted")
+	}
+}
+
+// TestReleaseReadsTheVisits: a private release computes its averages and counts from the signature's
+// recorded first visits, never from the exported F and Counts a caller could have changed: with bounds that
+// hold every return (nothing clipped) and with a bound that clips, an edited signature releases what the
+// untouched one does, and an unclipped release equals the clipped path's computation when the bound is
+// loose enough for the clipping to change nothing.
+func TestReleaseReadsTheVisits(t *testing.T) {
+	priv := PrivacyParams{Epsilon: 0.1, Delta: 0.1}
+	for _, f := range []float64{1, 0.3} {
+		p := &Problem{Phi: StateAggregation(39, 2), Rho: UniformWeights(39), FMax: f, FRange: f}
+		clean, _ := NewSignature(chainData(t, 300, 5), 39, 0.99, index)
+		edited, _ := NewSignature(chainData(t, 300, 5), 39, 0.99, index)
+		edited.F[0], edited.Counts[3] = 1e9, edited.Counts[3]+50
+		for _, lsl := range []bool{false, true} {
+			release := func(sig *Signature) *Release {
+				var r *Release
+				var err error
+				if lsl {
+					r, err = DPLSL(p, sig, 50, priv, LSLSafe, rand.NewPCG(4, 4))
+				} else {
+					r, err = DPLSW(p, sig, priv, false, rand.NewPCG(4, 4))
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			a, b := release(clean), release(edited)
+			if !slices.Equal(a.Theta, b.Theta) || a.Sigma != b.Sigma || a.Clipped != b.Clipped || (f == 1) != (a.Clipped == 0) {
+				t.Errorf("F = %g, LSL %v: clean σ %v, clipped %d; edited σ %v, clipped %d", f, lsl, a.Sigma, a.Clipped, b.Sigma, b.Clipped)
+			}
+		}
+	}
+	sig, _ := NewSignature(chainData(t, 300, 5), 39, 0.99, index)
+	fast, n, err := sig.bounded(0, 1)
+	if err != nil || n != 0 {
+		t.Fatal(n, err)
+	}
+	sig.retLo = math.Inf(-1) // force the visit-by-visit path
+	slow, n, err := sig.bounded(0, 1)
+	if err != nil || n != 0 || !slices.Equal(fast.F, slow.F) || !slices.Equal(fast.Counts, slow.Counts) {
+		t.Errorf("the two paths differ: %d clipped, %v", n, err)
 	}
 }

@@ -32,15 +32,12 @@ func (b *Setup) Problem(aggregate int, fBound float64) *policyeval.Problem {
 		FMax: fBound, FRange: fBound}
 }
 
-// Batch collects m trajectories (one per individual) and returns their first-visit signature.
+// Batch collects m trajectories (one per individual) and returns their first-visit signature. The
+// trajectories are envs.BalleEvaluation.Collect's for src, recorded as states and rewards only.
 func (b *Setup) Batch(m int, src rand.Source) (*policyeval.Signature, error) {
-	d, err := b.chain.Collect(m, src)
+	states, rewards, err := b.chain.Episodes(m, src)
 	if err != nil {
 		return nil, err
 	}
-	return policyeval.NewSignature(d, b.States, b.Gamma, func(o []float64) int { return int(o[0]) })
+	return policyeval.NewEpisodeSignature(states, rewards, b.States, b.Gamma)
 }
-
-// Privacy is the privacy level of every private release in the reproduction: ε = δ = 0.1 (ε from the
-// authors' code, δ as recalled from the paper), with the Lemma 1 smooth-sensitivity constants.
-func Privacy() policyeval.PrivacyParams { return policyeval.PrivacyParams{Epsilon: 0.1, Delta: 0.1} }

@@ -16,5 +16,5 @@
 //	seoyang2020/returns  Seo & Yang 2020, Figs. 2–4, Tables 3–4, corrected variant: episode returns (and trace cosines) of one run
 //	wanghegde2019/returns Wang & Hegde 2019, Fig. 1: episode returns of one functional-noise Q-learning run and of the random policy
 //	sharma/jobs          Sharma et al., Figs. 3 and 4: one training job's outcome
-//	balle2016/rmse       Balle et al. 2016, Fig. 1 panels 3–4: RMSE and excess risk per estimator at one m
+//	balle2016/rmse       Balle et al. 2016, Fig. 1: RMSE, excess risk and σ of every estimate at one m
 package sweeps

@@ -181,8 +181,8 @@ func TestXieDefaultsAreTheNotebooks(t *testing.T) {
 	}
 }
 
-// TestBalleRMSE: a task is balle2016's PanelEstimates on the batch of the task's stream: five estimators
-// on the paired features, then five on the tabular ones.
+// TestBalleRMSE: a task is balle2016's BatchEstimates on the batch of the task's stream, one row per
+// estimate in its order, formatted as balle2016.EstimateRow.
 func TestBalleRMSE(t *testing.T) {
 	rows := runTask(t, "balle2016/rmse", sweep.Params{"m": int64(200)}, 3)
 	setup, err := balle2016.NewSetup()
@@ -194,20 +194,17 @@ func TestBalleRMSE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := setup.PanelEstimates(sig, 100, 100, balle2016.Privacy(), rand.NewPCG(rng.Uint64(), rng.Uint64()))
+	want, err := setup.BatchEstimates(sig, rand.NewPCG(rng.Uint64(), rng.Uint64()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 10 || len(want) != 10 || rows[0][0] != "LSW" || rows[0][1] != "pairs" || rows[3][0] != "DP-LSL" || rows[4][0] != "θ = 0" || rows[9][1] != "tabular" {
-		t.Fatalf("rows %v", rows)
+	if len(rows) != len(want) || len(want) < 10 || rows[0][0] != "LSW" || rows[0][1] != "pairs" {
+		t.Fatalf("%d rows (want %d): %v", len(rows), len(want), rows[:min(len(rows), 3)])
 	}
 	for i, w := range want {
-		if rows[i][2] != strconv.FormatFloat(w.RMSE, 'g', -1, 64) || rows[i][3] != strconv.FormatFloat(w.ExcessRisk, 'g', -1, 64) {
-			t.Errorf("row %d = %v, PanelEstimates %+v", i, rows[i], w)
+		if !slices.Equal(rows[i], balle2016.EstimateRow(w)) {
+			t.Errorf("row %d = %v, BatchEstimates %+v", i, rows[i], w)
 		}
-	}
-	if rows[0][3] != "0" || rows[2][3] == "0" {
-		t.Errorf("excess risks: LSW %s, DP-LSW %s", rows[0][3], rows[2][3])
 	}
 }
 
@@ -294,7 +291,7 @@ func TestAdaptersRejectBadParams(t *testing.T) {
 		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "nonprivate", "experts": int64(100)}, "params.batch = 128 is outside the allowed range [1, 100] (a batch samples the job's m = 100 experts"},
 		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "dpsgd:5", "experts_total": int64(50), "batch": int64(64)}, "params.batch = 64 is outside the allowed range [1, 50]"},
 		{"balle2016/rmse", sweep.Params{}, "params.m is missing"},
-		{"balle2016/rmse", sweep.Params{"m": int64(5), "eps": 1.0}, `params key = "eps" is not allowed`},
+		{"balle2016/rmse", sweep.Params{"m": int64(5), "c": 1.0}, `params key = "c" is not allowed`},
 	} {
 		e, _ := sweep.Lookup(c.exp)
 		err := e.(sweep.Validator).Validate(c.p)
