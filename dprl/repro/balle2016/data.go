@@ -221,30 +221,23 @@ type key struct {
 // values are a curve's metrics, each [seed][m] (NaN where no row gave it).
 type values struct{ rmse, risk, sigma [][]float64 }
 
-// NewData indexes a data table: every (seed, m) of the table must hold the same estimates.
+// NewData indexes a data table (DataColumns; other columns, such as a sweep's grid, are ignored); a curve
+// has NaN at the (seed, m) no row gives (the safe bound runs at the sizes of Panel2M only).
 func NewData(t *experiment.Table, source string) (*Data, error) {
 	r, err := sweep.NewReader(t, DataColumns...)
 	if err != nil {
 		return nil, err
 	}
 	d := &Data{Table: t, Source: source, vals: map[key]*values{}}
-	seeds := map[uint64]bool{}
+	seeds, ms := make([]uint64, r.Len()), make([]float64, r.Len())
 	for i := range r.Len() {
-		s, err := strconv.ParseUint(r.String(i, "seed"), 10, 64)
-		if err != nil {
+		if seeds[i], err = strconv.ParseUint(r.String(i, "seed"), 10, 64); err != nil {
 			return nil, fmt.Errorf("balle2016: data row %d: seed: %w", i, err)
 		}
-		seeds[s] = true
-		if m := float64(r.Int(i, "m")); !slices.Contains(d.M, m) {
-			d.M = append(d.M, m)
-		}
+		ms[i] = float64(r.Int(i, "m"))
 	}
-	for s := range seeds {
-		d.Seeds = append(d.Seeds, s)
-	}
-	slices.Sort(d.Seeds)
-	slices.Sort(d.M)
-	opt := func(i int, col string) float64 {
+	d.Seeds, d.M = slices.Compact(slices.Sorted(slices.Values(seeds))), slices.Compact(slices.Sorted(slices.Values(ms)))
+	opt := func(i int, col string) float64 { // −1 where the column does not apply
 		if r.String(i, col) == "" {
 			return -1
 		}
@@ -257,8 +250,7 @@ func NewData(t *experiment.Table, source string) (*Data, error) {
 			v = &values{nanGrid(len(d.Seeds), len(d.M)), nanGrid(len(d.Seeds), len(d.M)), nanGrid(len(d.Seeds), len(d.M))}
 			d.vals[k] = v
 		}
-		s, _ := strconv.ParseUint(r.String(i, "seed"), 10, 64)
-		si, mi := slices.Index(d.Seeds, s), slices.Index(d.M, float64(r.Int(i, "m")))
+		si, mi := slices.Index(d.Seeds, seeds[i]), slices.Index(d.M, ms[i])
 		v.rmse[si][mi], v.risk[si][mi], v.sigma[si][mi] = r.Float(i, "rmse"), r.Float(i, "excess_risk"), r.Float(i, "sigma")
 	}
 	if err := r.Err(); err != nil {

@@ -57,7 +57,33 @@ func draw(opt figure.Options, series, refs []figure.Series, note string) (Figure
 	if err != nil {
 		return Figure{}, err
 	}
-	return Figure{Plot: p, Note: note + " " + diverged(series)}, nil
+	note += " " + diverged(series)
+	if opt.LogY {
+		note += hidden(series)
+	}
+	return Figure{Plot: p, Note: note}, nil
+}
+
+// hidden names the points of series whose mean is not positive, which a log axis cannot draw (an excess risk
+// over a regularised solution can be negative: LSL minimises the regularised loss, not J_X).
+func hidden(series []figure.Series) string {
+	var parts []string
+	for _, s := range series {
+		mean, _, _ := figure.MeanStd(s.Y)
+		var xs []string
+		for j, m := range mean {
+			if m <= 0 {
+				xs = append(xs, fmt.Sprint(s.X[j]))
+			}
+		}
+		if len(xs) > 0 {
+			parts = append(parts, fmt.Sprintf("%s at %s", s.Name, strings.Join(xs, ", ")))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " Not drawn on the log axis (a mean at or below 0): " + strings.Join(parts, "; ") + "."
 }
 
 // note says what the bands are and where the seeds' batches come from.
@@ -131,7 +157,7 @@ func SelectionFigure(ch *Choice) (Figure, error) {
 					y[s][k] = per[k][s]
 				}
 			}
-			name := fmt.Sprintf("%s, λ ∝ m^%g", arm.Name, power)
+			name := fmt.Sprintf("%s, p = %g", arm.Name, power)
 			series = append(series, figure.Series{Name: name, X: CGrid, Y: y})
 			chosen = append(chosen, fmt.Sprintf("%s: c = %g", name, ch.C[arm.Name][power]))
 		}
@@ -161,6 +187,12 @@ func Panel1(d *Data, s Setting) (Figure, error) {
 	}, zero)
 }
 
+// cCurve is a curve of Fig. 1 (2): its legend and its key at schedule constant c.
+type cCurve struct {
+	name string
+	k    func(c float64) key
+}
+
 // Panel2 is Fig. 1 (2): RMSE against the schedule constant c at each batch size of Panel2M, tabular
 // features, in the setting's arm: LSW, LSL, DP-LSW, DP-LSL with the authors' and (primary arm only) the safe
 // bound, beside θ = 0. LSW and DP-LSW do not depend on c.
@@ -171,21 +203,14 @@ func Panel2(d *Data, s Setting) ([]Figure, error) {
 		if j < 0 {
 			continue
 		}
-		// each curve's key at schedule constant c
-		curves := []struct {
-			name string
-			k    func(c float64) key
-		}{
+		curves := []cCurve{
 			{"LSW", func(float64) key { return lswKey(FeaturesTabular) }},
 			{"LSL", func(c float64) key { return lslKey(FeaturesTabular, CodePower, c) }},
 			{"DP-LSW", func(float64) key { return dplswKey(FeaturesTabular, s.Arm) }},
 			{"DP-LSL (paper bound)", func(c float64) key { return dplslKey(FeaturesTabular, s.Arm, CodePower, c) }},
 		}
 		if s.Arm == ArmPublic {
-			curves = append(curves, struct {
-				name string
-				k    func(c float64) key
-			}{"DP-LSL (safe bound)", safeKey})
+			curves = append(curves, cCurve{"DP-LSL (safe bound)", safeKey})
 		}
 		var series []figure.Series
 		for _, c := range curves {

@@ -77,3 +77,14 @@ func TestChoiceTable(t *testing.T) {
 		t.Errorf("LSL row %q, chosen c = %g", last, ch.LSLC)
 	}
 }
+
+// TestHidden: a point whose mean is at or below 0 is named (a log axis cannot draw it).
+func TestHidden(t *testing.T) {
+	s := []figure.Series{{Name: "A", X: []float64{1, 2}, Y: [][]float64{{1, -3}, {1, 1}}}}
+	if got, want := hidden(s), " Not drawn on the log axis (a mean at or below 0): A at 2."; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	if got := hidden([]figure.Series{{Name: "B", X: []float64{1}, Y: [][]float64{{1}}}}); got != "" {
+		t.Errorf("%q", got)
+	}
+}
