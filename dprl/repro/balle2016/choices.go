@@ -44,8 +44,9 @@ func Privacy() policyeval.PrivacyParams { return ArmPublic.Privacy() }
 const CodePower = 0.4
 
 // Powers are the exponents p of the schedules λ = ‖Φ‖_F²‖ρ‖∞ + c·m^p the data runs: a constant λ (p = 0),
-// the code's p = 0.4, and λ growing like m (p = 1), the rate at which Corollary 13's excess-risk bound is
-// smallest while the regulariser still matters.
+// the code's p = 0.4, and λ growing like m (p = 1), with which, by our reading of Corollary 13 (its
+// statement is lost in the text), the excess-risk bound falls like 1/m² while the regulariser λ/(2m) no
+// longer vanishes: the theory's side of the trade-off the paper describes.
 var Powers = []float64{0, CodePower, 1}
 
 // CGrid is the authors' code's grid of schedule constants c; every schedule runs each of them, and Choose

@@ -46,7 +46,8 @@ type claimRow struct {
 // change what the claim depends on; then the sensitivity rows (the convergence claims with the authors'
 // code's F = 100, its c chosen by the same criterion) as analyses of ours.
 func Claims(out report.Sink, d *Data, ch *Choice) error {
-	main, err := claimRows(d, ch.Main())
+	m := ch.Main()
+	primary, err := claimRows(d, m)
 	if err != nil {
 		return err
 	}
@@ -57,9 +58,8 @@ func Claims(out report.Sink, d *Data, ch *Choice) error {
 			return err
 		}
 	}
-	m := ch.Main()
-	rows := make([]repro.Claim, len(main))
-	for i, r := range main {
+	rows := make([]repro.Claim, len(primary))
+	for i, r := range primary {
 		rb := &repro.Robustness{Choice: choiceName[r.dep]}
 		seen := map[string]bool{r.dep.of(m): true}
 		for j, a := range alts {
@@ -76,7 +76,11 @@ func Claims(out report.Sink, d *Data, ch *Choice) error {
 		rows[i] = r.Claim
 		rows[i].Robust = rb
 	}
-	for _, r := range altRows[0] { // the authors' code's bound, its c chosen
+	code, err := claimRows(d, ch.In(ArmCodeBound))
+	if err != nil {
+		return err
+	}
+	for _, r := range code {
 		if r.Key != "p3-lsw" && r.Key != "p3-lsl" {
 			continue
 		}
