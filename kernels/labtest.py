@@ -214,9 +214,12 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_lab(venv, work, settings, port, token, log):
+def start_lab(venv, work, settings, tmp, port, token, log):
     env = dict(os.environ)
     env["DPRL_QUICK"] = "1"
+    # a temporary folder of this run's own: GoNB's kernel folders and whatever a notebook writes under
+    # os.TempDir go there, so two runs at once (two checkouts' `make test`) share no temporary file
+    env["TMPDIR"] = str(tmp)
     # notebook 07 spends a privacy budget per data file: a store of this run's own, so a second run (or the
     # user's own store) is not the one spent
     env["DPRL_BUDGET_DIR"] = str(work / "budgets")
@@ -509,13 +512,14 @@ def run_once(args, names, out, chromium):
         shutil.copy(ROOT / "notebooks" / f"{n}.ipynb", work)
     settings = Path(tempfile.mkdtemp(prefix="dprl-lab-settings-"))
     profile = tempfile.mkdtemp(prefix="dprl-chromium-")
+    tmp = tempfile.mkdtemp(prefix="dprl-lab-tmp-")
     write_settings(settings)
     port, token = free_port(), secrets.token_hex(16)
     venv = Path(sys.prefix)
     t0 = time.time()
     failures = []
     with open(out / "jupyterlab.log", "w") as log, open(out / "console.log", "w") as console:
-        lab = start_lab(venv, work, settings, port, token, log)
+        lab = start_lab(venv, work, settings, tmp, port, token, log)
         print(f"JupyterLab on http://127.0.0.1:{port}/lab (up in {time.time() - t0:.1f} s), Chromium {chromium}",
               flush=True)
         try:
@@ -554,6 +558,7 @@ def run_once(args, names, out, chromium):
                 os.killpg(lab.pid, 9)
             shutil.rmtree(settings, ignore_errors=True)
             shutil.rmtree(profile, ignore_errors=True)
+            shutil.rmtree(tmp, ignore_errors=True)
     print(f"total {time.time() - t0:.1f} s; screenshots, JupyterLab's log and the browser console in {out}")
     return failures
 

@@ -10,7 +10,8 @@
 // Dir and their paths printed, tables print as aligned text (TableText), Markdown prints as is, and progress
 // goes to a terminal line or, on a pipe or log, a plain line at most every LogInterval. The package-level
 // functions use Default, which detects the notebook by itself; figures outside a notebook go to
-// $DPRL_FIGURE_DIR (default dprl-figures).
+// $DPRL_FIGURE_DIR (default dprl-figures). WorkDir gives a notebook a folder of its kernel's own for its
+// working files, which no other notebook or run shares.
 //
 // # Text forms
 //

@@ -6,7 +6,8 @@
 //
 // With no arguments it runs every notebook in notebooks/. -quick sets DPRL_QUICK=1 for the kernels (fewer
 // trials, same code paths). -screenshot NAME renders NAME's HTML report in headless Chromium and checks that
-// the screenshot shows a plot.
+// the screenshot shows a plot. The kernels run with a temporary folder ($TMPDIR) and a privacy-budget store
+// (OUT/budgets) of this run's own, so two runs at once share neither.
 //
 // It gathers the claims table every executed notebook shows (display.ShowClaims sends its rows under
 // display.ClaimsMIME) into OUT/claims.csv (columns report.ClaimsCSVColumns) and lists the rows that do not

@@ -59,6 +59,14 @@ func main() {
 		mode = "quick mode"
 	}
 	fmt.Printf("running %d notebooks (%s) with kernel %s into %s\n", len(paths), mode, *kernel, *out)
+	// A temporary folder of this run's own ($TMPDIR of nbconvert and so of the kernels: GoNB's kernel folders
+	// and whatever a notebook writes under os.TempDir go there), removed after the last notebook: two runs at
+	// once, say two checkouts' `make test`, share no temporary file.
+	tmp, err := os.MkdirTemp("", "dprl-nbrun-")
+	if err != nil {
+		fail(err)
+	}
+	r.Env = append(r.Env, "TMPDIR="+tmp)
 	start := time.Now()
 	var rows [][]string
 	var reports []kernels.Report
@@ -77,6 +85,9 @@ func main() {
 		}
 		rows = append(rows, []string{filepath.Base(p), status, report.FormatDuration(rep.Duration),
 			fmt.Sprint(rep.CodeCells), fmt.Sprint(rep.Images), rep.HTML})
+	}
+	if err := os.RemoveAll(tmp); err != nil {
+		fmt.Fprintln(os.Stderr, "nbrun:", err)
 	}
 	fmt.Println()
 	fmt.Print(display.TableText([]string{"notebook", "status", "time", "code cells", "images", "report"}, rows))

@@ -17,6 +17,8 @@ import (
 	"github.com/dprl-project/dprl/dprl/display"
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/session"
+
+	"github.com/janpfeifer/gonb/gonbui/protocol"
 )
 
 // notebook07 is the notebook this package's workflow is shown in, from this folder.
@@ -120,10 +122,11 @@ type cellRun struct {
 
 // TestNotebookTwiceOnOneFile runs notebook 07 twice on one file, each code cell as a process of its own
 // (as GoNB runs it, so the budget must survive between cells as between kernels), in quick mode, headless,
-// with a store and temporary folder of its own. The first run has no error; in the second, every planning
-// cell runs again, and the first cell that releases on the private file stops with the budget error,
-// readable, not a panic. The ledger cell after it shows the same ledger in both runs: a restart does not
-// change the budget.
+// with a store and temporary folder of its own. Each run is a kernel of its own ($GONB_TMP_DIR, the same for
+// all of a run's cells): the notebook's files go to that kernel's folder, not to a folder two runs share.
+// The first run has no error; in the second, every planning cell runs again, and the first cell that
+// releases on the private file stops with the budget error, readable, not a panic. The ledger cell after it
+// shows the same ledger in both runs: a restart does not change the budget.
 func TestNotebookTwiceOnOneFile(t *testing.T) {
 	nb, err := os.ReadFile(notebook07)
 	if err != nil {
@@ -158,14 +161,14 @@ func TestNotebookTwiceOnOneFile(t *testing.T) {
 	}
 	env := append(os.Environ(), "TMPDIR="+tmp, session.StoreEnv+"="+filepath.Join(tmp, "budgets"), experiment.QuickEnv+"=1",
 		display.HeadlessEnv+"=1", "DPRL_FIGURE_DIR="+filepath.Join(tmp, "figures"))
-	runAll := func() []cellRun {
+	runAll := func(kernel string) []cellRun {
 		runs := make([]cellRun, len(bodies))
 		for i, body := range bodies {
 			if body == "" {
 				continue
 			}
 			cmd := exec.Command(bin, strconv.Itoa(i))
-			cmd.Env = env
+			cmd.Env = append(env, protocol.GONB_TMP_DIR_ENV+"="+kernel)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
@@ -197,13 +200,22 @@ func TestNotebookTwiceOnOneFile(t *testing.T) {
 		t.Fatalf("notebook 07 has no release (cell %d) followed by its ledger (cell %d)", firstPrivate, ledgerCell)
 	}
 
-	first := runAll()
+	kernels := [2]string{filepath.Join(tmp, "kernel1"), filepath.Join(tmp, "kernel2")}
+	first := runAll(kernels[0])
 	for i, r := range first {
 		if r.code != 0 || strings.Contains(r.errs, "panic:") {
 			t.Errorf("first run, cell %d (%q): exit %d\n%s", i, strings.TrimSpace(bodies[i]), r.code, r.errs)
 		}
 	}
-	second := runAll()
+	for _, f := range []string{"trajectories.csv", "synthetic.csv", "sweep.csv"} {
+		if _, err := os.Stat(filepath.Join(kernels[0], "dprl-07", f)); err != nil {
+			t.Errorf("first run: %s not in its kernel's folder: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "dprl-07")); err == nil {
+		t.Errorf("first run wrote to %s, a folder every run shares", filepath.Join(tmp, "dprl-07"))
+	}
+	second := runAll(kernels[1])
 	for i, r := range second[:firstPrivate] {
 		if r.code != 0 {
 			t.Errorf("second run, planning cell %d: exit %d\n%s", i, r.code, r.errs)
