@@ -18,6 +18,11 @@ import (
 // from docker/cmd.Dockerfile (its entrypoint is dprl).
 const DefaultImage = "localhost/dprl-cmd:latest"
 
+// ImageUser is the user and group id the manifests' pods run as: the "nonroot" user (65532) that
+// docker/cmd.Dockerfile's image runs as. The pods' fsGroup is the same id, so the results claim is writable
+// by it (on volumes whose ownership Kubernetes manages; otherwise the volume must grant it write access).
+const ImageUser = 65532
+
 // KubernetesOptions configure the Kubernetes manifest.
 type KubernetesOptions struct {
 	Image       string // a container image whose entrypoint is dprl ("": DefaultImage)
@@ -87,7 +92,8 @@ func k8sMergeName(spec string) string { return K8sName("dprl-sweep-merge-", spec
 // pod failure policy that does not count disruptions and SIGTERM stops as failures, the results claim
 // mounted) whose pods run `dprl sweep run` with the shard from JOB_COMPLETION_INDEX; and a merge Job whose
 // pod runs `dprl sweep merge --wait`: it waits for every shard and merges, or gives up once a shard has
-// failed more often than the Indexed Job retries it.
+// failed more often than the Indexed Job retries it. Both Jobs' pods run as ImageUser (non-root, fsGroup
+// ImageUser, so the claim is writable by it) under the restricted Pod Security Standard.
 func (p *Plan) KubernetesObjects(opt KubernetesOptions) ([]Object, error) {
 	if opt.Image == "" {
 		opt.Image = DefaultImage
@@ -147,6 +153,13 @@ func (p *Plan) KubernetesObjects(opt KubernetesOptions) ([]Object, error) {
 	res := Object{{"cpu", opt.CPU}, {"memory", opt.Memory}}
 	resultsVolume := Object{{"name", "results"}, {"persistentVolumeClaim", Object{{"claimName", opt.Claim}}}}
 	resultsMount := Object{{"name", "results"}, {"mountPath", opt.MountPath}}
+	// Both pods run as ImageUser, never as root, with the results claim group-owned by it (its ownership
+	// changed only when its root does not match, not file by file on every start), and meet the
+	// "restricted" Pod Security Standard: no privilege escalation, no capabilities, the runtime's seccomp
+	// profile.
+	podSecurity := Object{{"runAsNonRoot", true}, {"runAsUser", ImageUser}, {"runAsGroup", ImageUser},
+		{"fsGroup", ImageUser}, {"fsGroupChangePolicy", "OnRootMismatch"}, {"seccompProfile", Object{{"type", "RuntimeDefault"}}}}
+	containerSecurity := Object{{"allowPrivilegeEscalation", false}, {"capabilities", Object{{"drop", []any{"ALL"}}}}}
 	job := Object{{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"metadata", meta(name)},
 		{"spec", Object{
 			{"completionMode", "Indexed"},
@@ -162,6 +175,7 @@ func (p *Plan) KubernetesObjects(opt KubernetesOptions) ([]Object, error) {
 				{"spec", Object{
 					{"restartPolicy", "Never"},
 					{"terminationGracePeriodSeconds", opt.Grace},
+					{"securityContext", podSecurity},
 					{"containers", []any{Object{
 						{"name", "shard"},
 						{"image", opt.Image},
@@ -169,6 +183,7 @@ func (p *Plan) KubernetesObjects(opt KubernetesOptions) ([]Object, error) {
 						{"env", []any{Object{{"name", "GOMAXPROCS"}, {"value", workers}}}},
 						{"resources", Object{{"requests", res}, {"limits", res}}},
 						{"volumeMounts", []any{resultsMount, Object{{"name", "spec"}, {"mountPath", "/spec"}, {"readOnly", true}}}},
+						{"securityContext", containerSecurity},
 					}}},
 					{"volumes", []any{resultsVolume, Object{{"name", "spec"}, {"configMap", Object{{"name", cmName}}}}}},
 				}},
@@ -183,12 +198,14 @@ func (p *Plan) KubernetesObjects(opt KubernetesOptions) ([]Object, error) {
 				{"metadata", Object{{"labels", labels}}},
 				{"spec", Object{
 					{"restartPolicy", "Never"},
+					{"securityContext", podSecurity},
 					{"containers", []any{Object{
 						{"name", "merge"},
 						{"image", opt.Image},
 						{"args", []any{"sweep", "merge", out, "--wait", "--timeout", timeout.String(), "--give-up-after", strconv.Itoa(opt.Retries + 1)}},
 						{"resources", Object{{"requests", Object{{"cpu", "100m"}, {"memory", opt.Memory}}}, {"limits", Object{{"memory", opt.Memory}}}}},
 						{"volumeMounts", []any{resultsMount}},
+						{"securityContext", containerSecurity},
 					}}},
 					{"volumes", []any{resultsVolume}},
 				}},

@@ -256,6 +256,10 @@ func TestKubernetesManifestsValidate(t *testing.T) {
 			{"no containers", func(j map[string]any) {
 				delete(j["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any), "containers")
 			}, `missing required field "containers"`},
+			{"a misspelt pod security field", func(j map[string]any) {
+				sc := j["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["securityContext"].(map[string]any)
+				sc["runAsUsr"] = sc["runAsUser"]
+			}, `unknown field "runAsUsr"`},
 			{"a container without a name", func(j map[string]any) {
 				c := j["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
 				delete(c, "name")
@@ -287,10 +291,22 @@ func TestKubernetesManifest(t *testing.T) {
 	}
 	b, _ := json.Marshal(objs)
 	type container struct {
-		Name         string
-		Image        string
-		Args         []string
-		VolumeMounts []struct{ Name, MountPath string } `json:"volumeMounts"`
+		Name            string
+		Image           string
+		Args            []string
+		VolumeMounts    []struct{ Name, MountPath string } `json:"volumeMounts"`
+		SecurityContext *struct {
+			AllowPrivilegeEscalation *bool `json:"allowPrivilegeEscalation"`
+			Capabilities             struct{ Drop []string }
+		} `json:"securityContext"`
+	}
+	type podSecurity struct {
+		RunAsNonRoot        *bool                 `json:"runAsNonRoot"`
+		RunAsUser           *int                  `json:"runAsUser"`
+		RunAsGroup          *int                  `json:"runAsGroup"`
+		FSGroup             *int                  `json:"fsGroup"`
+		FSGroupChangePolicy string                `json:"fsGroupChangePolicy"`
+		SeccompProfile      struct{ Type string } `json:"seccompProfile"`
 	}
 	var docs []struct {
 		APIVersion string `json:"apiVersion"`
@@ -310,10 +326,11 @@ func TestKubernetesManifest(t *testing.T) {
 			} `json:"podFailurePolicy"`
 			Template struct {
 				Spec struct {
-					RestartPolicy string `json:"restartPolicy"`
-					Grace         int    `json:"terminationGracePeriodSeconds"`
-					Containers    []container
-					Volumes       []struct {
+					RestartPolicy   string       `json:"restartPolicy"`
+					Grace           int          `json:"terminationGracePeriodSeconds"`
+					SecurityContext *podSecurity `json:"securityContext"`
+					Containers      []container
+					Volumes         []struct {
 						Name                  string
 						PersistentVolumeClaim *struct{ ClaimName string } `json:"persistentVolumeClaim"`
 						ConfigMap             *struct{ Name string }      `json:"configMap"`
@@ -355,6 +372,24 @@ func TestKubernetesManifest(t *testing.T) {
 		strings.Join(mc[0].Args, " ") != "sweep merge /results/demo --wait --timeout 168h0m0s --give-up-after 3" ||
 		len(merge.Spec.Template.Spec.Volumes) != 1 || merge.Spec.Template.Spec.Volumes[0].PersistentVolumeClaim.ClaimName != "sweep-results" {
 		t.Errorf("merge Job %+v", merge)
+	}
+	// Both pods run as the image's non-root user, with the results claim group-owned by it, under the
+	// restricted Pod Security Standard.
+	for _, pod := range []struct {
+		name string
+		sc   *podSecurity
+		ct   []container
+	}{{"shard", js.Template.Spec.SecurityContext, ct}, {"merge", merge.Spec.Template.Spec.SecurityContext, mc}} {
+		sc := pod.sc
+		if sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot || sc.RunAsUser == nil || *sc.RunAsUser != ImageUser ||
+			sc.RunAsGroup == nil || *sc.RunAsGroup != ImageUser || sc.FSGroup == nil || *sc.FSGroup != ImageUser ||
+			sc.FSGroupChangePolicy != "OnRootMismatch" || sc.SeccompProfile.Type != "RuntimeDefault" {
+			t.Errorf("%s pod securityContext %+v: want non-root user, group and fsGroup %d", pod.name, sc, ImageUser)
+		}
+		if c := pod.ct[0].SecurityContext; c == nil || c.AllowPrivilegeEscalation == nil || *c.AllowPrivilegeEscalation ||
+			fmt.Sprint(c.Capabilities.Drop) != "[ALL]" {
+			t.Errorf("%s container securityContext %+v: want no privilege escalation, every capability dropped", pod.name, c)
+		}
 	}
 	def, _ := p.KubernetesObjects(KubernetesOptions{Claim: "c"})
 	if !strings.Contains(fmt.Sprint(def[1]), DefaultImage) {
