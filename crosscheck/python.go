@@ -11,14 +11,26 @@ import (
 	"runtime"
 )
 
-// Python returns the cross-check environment's interpreter: $DPRL_CROSSCHECK_PYTHON, else
-// build/crosscheck-venv/bin/python under the repository root. ok is false when it does not exist.
+// Python returns the cross-check environment's interpreter (venv.sh, requirements.lock: the accountants and
+// Gymnasium): $DPRL_CROSSCHECK_PYTHON, else build/crosscheck-venv/bin/python under the repository root. ok
+// is false when it does not exist.
 func Python() (path string, ok bool) {
-	if p := os.Getenv("DPRL_CROSSCHECK_PYTHON"); p != "" {
-		_, err := os.Stat(p)
-		return p, err == nil
+	return interpreter("DPRL_CROSSCHECK_PYTHON", "crosscheck-venv")
+}
+
+// PerfPython returns the performance-anchor environment's interpreter (venv.sh perf,
+// requirements-perf.lock: the cross-check environment plus PyTorch and Opacus):
+// $DPRL_CROSSCHECK_PERF_PYTHON, else build/crosscheck-perf-venv/bin/python under the repository root. ok is
+// false when it does not exist.
+func PerfPython() (path string, ok bool) {
+	return interpreter("DPRL_CROSSCHECK_PERF_PYTHON", "crosscheck-perf-venv")
+}
+
+func interpreter(envVar, venv string) (path string, ok bool) {
+	p := os.Getenv(envVar)
+	if p == "" {
+		p = filepath.Join(Dir(), "..", "build", venv, "bin", "python")
 	}
-	p := filepath.Join(Dir(), "..", "build", "crosscheck-venv", "bin", "python")
 	_, err := os.Stat(p)
 	return p, err == nil
 }

@@ -4,7 +4,8 @@ dp-accelerator for dprl's cross-checks and `make bench`.
 Usage: python ref.py MODE < cases.json > results.json, MODE one of rdp, pld, env, train, dpacc_orders,
 bench. The Go side (crosscheck/*_test.go and crosscheck/cmd/bench) writes the cases and compares; this
 script only computes what the reference libraries say, one JSON object per case, in the order given.
-PyTorch, Opacus and dp-accelerator are imported only by the modes that use them.
+PyTorch, Opacus and dp-accelerator are imported only by the modes that use them: train and bench's MLP
+workloads need the performance-anchor environment (requirements-perf.lock), the rest run in either.
 """
 
 import json

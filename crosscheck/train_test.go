@@ -10,9 +10,10 @@ import (
 // that the runs are comparable; Opacus divides by norm + 1e−6 when clipping, dprl by the norm), at float64
 // and float32, and compares the loss before every step. Tolerances, relative to the loss: float64 SGD
 // 1e−12; float64 clipped 1e−6 (the 1e−6 in Opacus's clip factor); float32 1e−5. The loss must also fall by
-// a tenth over the run, so that agreement is not that of two idle runs.
+// a tenth over the run, so that agreement is not that of two idle runs. It runs in the performance-anchor
+// environment, in `make crosscheck-perf` (and so `make bench`), not in `make crosscheck`.
 func TestTrainingMatchesPyTorch(t *testing.T) {
-	py := python(t)
+	py := perfPython(t)
 	type run struct {
 		c    MLPCase
 		tol  float64

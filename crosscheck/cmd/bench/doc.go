@@ -10,5 +10,6 @@
 // PyTorch's SGD step and Opacus's DP-SGD step (ghost clipping and per-example gradients) at the same
 // precision and thread count. The dp-accelerator row runs dprl's RDP accountant on dp-accelerator's own
 // 116-order grid. Both sides are timed alike: the median of at least three calls over at least -mintime
-// seconds. `make bench` runs it; the reference environment is crosscheck/venv.sh's.
+// seconds. `make bench` runs it in the performance-anchor environment (crosscheck/venv.sh perf,
+// requirements-perf.lock), which holds every reference library.
 package main

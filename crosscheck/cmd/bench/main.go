@@ -60,9 +60,9 @@ func main() {
 	out := flag.String("out", "build/bench/ratios.csv", "CSV to write")
 	minTime := flag.Float64("mintime", 1, "seconds each reference workload is timed for")
 	flag.Parse()
-	py, ok := crosscheck.Python()
+	py, ok := crosscheck.PerfPython()
 	if !ok {
-		log.Fatalf("no reference environment at %s: run crosscheck/venv.sh", py)
+		log.Fatalf("no performance-anchor environment at %s: run `make crosscheck-perf` (or crosscheck/venv.sh perf)", py)
 	}
 	const (
 		q, sigma, steps, delta = 0.01, 1.0, 10000, 1e-5
