@@ -160,6 +160,16 @@ func PublishedSigma(eps, delta float64) float64 {
 
 // Run runs Off-PAC on env with state features feats for cfg.Episodes episodes. A panic in env or feats (a
 // feature map too small for the environment's observations, say) is returned as an error.
+//
+// The run touches only what a step changes: the non-zero features of the current and next state (one of
+// each with one-hot features), the traces' non-zero entries (all of them when γλ > 0), and the action blocks
+// of the current state. Gaussian noise that goes straight into a weight vector (DP-Critic's noised update,
+// the actor's noised gradient when γλ = 0, the corrected variant's noise on every coordinate, and its
+// padding) is owed to every entry and drawn when the entry is next read, or at the end of the run: the sum
+// of independent Gaussians is one Gaussian with the summed variance, so every weight has the distribution the
+// step-by-step draws would give it, at the cost of the entries read rather than of all of them. Noise that
+// enters a trace (DP-Actor with γλ > 0; the last step of an episode whose traces are recorded) is drawn on
+// every entry as the algorithm states. The result is a deterministic function of cfg.Src.
 func Run(env envs.Env, feats trajectory.Features, cfg Config) (res *Result, err error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -180,127 +190,47 @@ func Run(env envs.Env, feats trajectory.Features, cfg Config) (res *Result, err 
 	if err := param.First(check.AtLeast("env.NumActions()", nA, 1), check.AtLeast("feats.Dim()", nS, 1)); err != nil {
 		return nil, err
 	}
-	rng := rand.New(cfg.Src)
-	res = &Result{DivergedAt: -1}
-	switch cfg.Variant {
-	case DPActor, DPCritic, DPBoth:
-		res.Sigma = PublishedSigma(cfg.Epsilon, cfg.Delta)
-	case Corrected:
-		res.Sigma = cfg.NoiseMultiplier
-	}
-	v, w := make([]float64, nS), make([]float64, nS)
-	u := make([]float64, nS*nA)
-	eV, eU := make([]float64, nS), make([]float64, nS*nA)
-	z, dw, du := make([]float64, nS), make([]float64, nS), make([]float64, nS*nA)
-	psi := make([]float64, nS*nA)
-	probs, h := make([]float64, nA), make([]float64, nA)
-	x, x2 := make([]float64, nS), make([]float64, nS)
-	scratch := make([]float64, nS*nA)
-	var medianBuf []float64
-	gl := cfg.Gamma * cfg.Lambda
-	actorDP := cfg.Variant == DPActor || cfg.Variant == DPBoth
-	criticDP := cfg.Variant == DPCritic || cfg.Variant == DPBoth
-
+	l := newLearner(nS, nA, cfg)
+	res = &Result{DivergedAt: -1, Sigma: l.sigma}
 	for ep := range cfg.Episodes {
-		clear(eV)
-		clear(eU)
-		obs, err := env.Reset(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+		clear(l.eV)
+		clear(l.eU)
+		l.evs, l.eus = l.evs[:0], l.eus[:0]
+		if l.gl != 0 {
+			l.evs, l.eus = append(l.evs, l.all...), append(l.eus, l.allU...)
+		}
+		obs, err := env.Reset(rand.NewPCG(l.rng.Uint64(), l.rng.Uint64()))
 		if err != nil {
 			return nil, err
 		}
-		feats.Into(x, obs)
+		feats.Into(l.x, obs)
+		l.xs = nonZeros(l.xs, l.x)
 		ret, steps := 0.0, 0
 		for {
-			// Preferences h(s, b) = u·x(s, b) = Σ_i u[b·nS + i]·x_i.
-			for b := range nA {
-				h[b] = dot(u[b*nS:(b+1)*nS], x)
-			}
-			if !finite(h) {
+			a, rho, ok := l.act()
+			if !ok {
 				res.DivergedAt = ep
 				break
-			}
-			softmaxRow(probs, h)
-			var a int
-			rho := 1.0
-			switch cfg.Acting {
-			case Softmax:
-				a = envs.Sample(probs, rng)
-			default:
-				if rng.Float64() < cfg.Explore {
-					a = rng.IntN(nA)
-					rho = probs[a] * float64(nA)
-				} else {
-					a = floats.MaxIdx(h)
-				}
 			}
 			r, err := env.Step(a)
 			if err != nil {
 				return nil, err
 			}
-			feats.Into(x2, r.Obs)
+			feats.Into(l.x2, r.Obs)
+			l.x2s = nonZeros(l.x2s, l.x2)
 			ret += r.Reward
 			steps++
-			gNext := cfg.Gamma
-			if r.Terminated {
-				gNext = 0
-			}
-			delta := r.Reward + gNext*dot(v, x2) - dot(v, x)
-			// The corrected variant drops a non-finite update instead (clipAndNoise): stopping would
-			// reveal the data.
-			if cfg.Variant != Corrected && (math.IsNaN(delta) || math.IsInf(delta, 0)) {
+			cut := cfg.MaxEpisodeLen > 0 && steps >= cfg.MaxEpisodeLen
+			last := r.Terminated || r.Truncated || cut
+			if !l.update(a, rho, r.Reward, r.Terminated, last && cfg.RecordTraces, res) {
 				res.DivergedAt = ep
 				break
 			}
-
-			// Critic: GTD(λ).
-			for i := range eV {
-				eV[i] = rho * (x[i] + gl*eV[i])
-			}
-			we, wx := dot(w, eV), dot(w, x)
-			for i := range z {
-				z[i] = delta*eV[i] - gNext*(1-cfg.Lambda)*we*x2[i]
-				dw[i] = cfg.AlphaW * (delta*eV[i] - wx*x[i])
-			}
-
-			// Actor: ψ = ∇ log π_u(a|s) = x(s, a) − Σ_b π_u(b|s) x(s, b).
-			for b := range nA {
-				c := -probs[b]
-				if b == a {
-					c += 1
-				}
-				for i, xi := range x {
-					psi[b*nS+i] = c * xi
-				}
-			}
-			g := psi
-			if actorDP {
-				g = scratch
-				copy(g, psi)
-				normaliseAndNoise(g, res.Sigma, rng, &medianBuf)
-			}
-			for i := range eU {
-				eU[i] = rho * (g[i] + gl*eU[i])
-			}
-			if criticDP {
-				normaliseAndNoise(z, res.Sigma, rng, &medianBuf)
-			}
-			for i := range du {
-				du[i] = cfg.AlphaU * delta * eU[i]
-			}
-			for i := range z {
-				z[i] *= cfg.AlphaV
-			}
-			if cfg.Variant == Corrected && !clipAndNoise(cfg.Clip, cfg.Clip*cfg.NoiseMultiplier, rng, z, dw, du) {
-				res.Dropped++
-			}
-			axpy(v, z)
-			axpy(w, dw)
-			axpy(u, du)
-			x, x2 = x2, x
+			l.x, l.x2, l.xs, l.x2s = l.x2, l.x, l.x2s, l.xs
 			if r.Terminated || r.Truncated {
 				break
 			}
-			if cfg.MaxEpisodeLen > 0 && steps >= cfg.MaxEpisodeLen {
+			if cut {
 				res.Cut++
 				break
 			}
@@ -317,53 +247,360 @@ func Run(env envs.Env, feats trajectory.Features, cfg Config) (res *Result, err 
 			// coordinate of a zero update, with nothing in between; their sum is one draw with variance
 			// (H − steps)(σC)² per coordinate, the same distribution, and a post-processing of them.
 			if k := cfg.MaxEpisodeLen - steps; k > 0 {
-				padNoise(cfg.Clip*cfg.NoiseMultiplier*math.Sqrt(float64(k)), rng, v, w, u)
+				l.noiseAll(float64(k) * l.sd * l.sd)
 			}
 			res.Releases += cfg.MaxEpisodeLen
 		}
 		if testHookCritic != nil {
-			testHookCritic(v)
+			l.v.settleAll(l.rng)
+			testHookCritic(l.v.x)
 		}
 		res.Returns = append(res.Returns, ret)
 		res.Lengths = append(res.Lengths, steps)
 		res.MaxLength = max(res.MaxLength, steps)
 		if cfg.RecordTraces {
-			res.TraceU = append(res.TraceU, slices.Clone(eU))
-			res.TraceV = append(res.TraceV, slices.Clone(eV))
+			res.TraceU = append(res.TraceU, slices.Clone(l.eU))
+			res.TraceV = append(res.TraceV, slices.Clone(l.eV))
 		}
 	}
-	res.V, res.W, res.U = v, w, u
+	for _, p := range []*noisy{&l.v, &l.w, &l.u} {
+		p.settleAll(l.rng)
+	}
+	res.V, res.W, res.U = l.v.x, l.w.x, l.u.x
 	return res, nil
 }
 
 // testHookCritic, when set by a test, sees the critic weights after every episode.
 var testHookCritic func(v []float64)
 
-// normaliseAndNoise rescales g to norm |C| = the median of its non-zero absolute entries and adds
-// N(0, σ²C²) to every entry (the published step). A zero g stays zero and gets no noise (C = 0). buf is
-// scratch space for the median (grown as needed and returned, so a run allocates it once).
-func normaliseAndNoise(g []float64, sigma float64, rng *rand.Rand, buf *[]float64) float64 {
-	c := medianAbsNonZero(g, buf)
-	n := math.Sqrt(dot(g, g))
+// testDense, when set by a test, makes every support the full index range and draws every noise on every
+// entry where the algorithm adds it, as a literal implementation of the updates would: the results must
+// agree with the sparse run (exactly without noise, in distribution with it).
+var testDense bool
+
+// learner is the state of one run: weights, traces, the current and next features and the supports (the
+// indices of the entries that may be non-zero) of the sparse vectors.
+type learner struct {
+	cfg               Config
+	nS, nA            int
+	rng               *rand.Rand
+	sigma, sd, gl     float64 // noise multiplier; the corrected variant's noise std σC; γλ
+	actorDP, criticDP bool
+	v, w, u           noisy
+	eV, eU            []float64
+	evs, eus          []int // supports of eV and eU
+	x, x2             []float64
+	xs, x2s           []int
+	z, dw, psi, g     []float64
+	zs, psis          []int
+	probs, h          []float64
+	all, allU         []int // 0 … nS − 1 and 0 … nS·nA − 1
+	seen              []bool
+	medianBuf         []float64
+	nonFinite         bool // a weight written by the last update is NaN or infinite
+}
+
+func newLearner(nS, nA int, cfg Config) *learner {
+	l := &learner{cfg: cfg, nS: nS, nA: nA, rng: rand.New(cfg.Src), gl: cfg.Gamma * cfg.Lambda,
+		actorDP: cfg.Variant == DPActor || cfg.Variant == DPBoth, criticDP: cfg.Variant == DPCritic || cfg.Variant == DPBoth,
+		v: newNoisy(nS), w: newNoisy(nS), u: newNoisy(nS * nA),
+		eV: make([]float64, nS), eU: make([]float64, nS*nA), x: make([]float64, nS), x2: make([]float64, nS),
+		z: make([]float64, nS), dw: make([]float64, nS), psi: make([]float64, nS*nA), g: make([]float64, nS*nA),
+		probs: make([]float64, nA), h: make([]float64, nA), all: indices(nS), allU: indices(nS * nA), seen: make([]bool, nS)}
+	switch cfg.Variant {
+	case DPActor, DPCritic, DPBoth:
+		l.sigma = PublishedSigma(cfg.Epsilon, cfg.Delta)
+	case Corrected:
+		l.sigma, l.sd = cfg.NoiseMultiplier, cfg.Clip*cfg.NoiseMultiplier
+	}
+	return l
+}
+
+// act computes the preferences of the current state's actions and chooses the behaviour action a with its
+// importance ratio ρ; ok is false when a weight or a preference is not finite (the weights overflowed).
+func (l *learner) act() (a int, rho float64, ok bool) {
+	if l.nonFinite || !finiteScalar(l.v.owed) || !finiteScalar(l.w.owed) || !finiteScalar(l.u.owed) {
+		return 0, 0, false
+	}
+	// Preferences h(s, b) = u·x(s, b) = Σ_i u[b·nS + i]·x_i.
+	for b := range l.nA {
+		s := 0.0
+		for _, i := range l.xs {
+			j := b*l.nS + i
+			l.u.settle(j, l.rng)
+			s += l.u.x[j] * l.x[i]
+		}
+		l.h[b] = s
+	}
+	if !finite(l.h) {
+		return 0, 0, false
+	}
+	softmaxRow(l.probs, l.h)
+	rho = 1.0
+	switch l.cfg.Acting {
+	case Softmax:
+		a = envs.Sample(l.probs, l.rng)
+	default:
+		if l.rng.Float64() < l.cfg.Explore {
+			a = l.rng.IntN(l.nA)
+			rho = l.probs[a] * float64(l.nA)
+		} else {
+			a = floats.MaxIdx(l.h)
+		}
+	}
+	return a, rho, true
+}
+
+// update makes the step's critic and actor updates after action a (ratio rho) gave reward with next
+// features x2; terminated ends the return (γ(s′) = 0), and recording says the traces are kept after this
+// step, so the actor's noise goes into its trace in full. ok is false when the TD error is not finite
+// (except for the corrected variant, which drops such an update and counts it in res.Dropped).
+func (l *learner) update(a int, rho, reward float64, terminated, recording bool, res *Result) (ok bool) {
+	cfg := l.cfg
+	gNext := cfg.Gamma
+	if terminated {
+		gNext = 0
+	}
+	delta := reward + gNext*l.v.dot(l.x2, l.x2s, l.rng) - l.v.dot(l.x, l.xs, l.rng)
+	// The corrected variant drops a non-finite update instead (the clip): stopping would reveal the data.
+	if cfg.Variant != Corrected && (math.IsNaN(delta) || math.IsInf(delta, 0)) {
+		return false
+	}
+
+	// Critic: GTD(λ).
+	if l.gl == 0 {
+		clearAt(l.eV, l.evs)
+		l.evs = append(l.evs[:0], l.xs...)
+	}
+	for _, i := range l.evs {
+		l.eV[i] = rho * (l.x[i] + l.gl*l.eV[i])
+	}
+	we, wx := l.w.dot(l.eV, l.evs, l.rng), l.w.dot(l.x, l.xs, l.rng)
+	l.zs = l.union(l.zs, l.evs, l.x2s)
+	c := gNext * (1 - cfg.Lambda) * we
+	for _, i := range l.zs {
+		l.z[i] = delta*l.eV[i] - c*l.x2[i]
+	}
+	for _, i := range l.evs { // ⊇ the support of x
+		l.dw[i] = cfg.AlphaW * (delta*l.eV[i] - wx*l.x[i])
+	}
+
+	// Actor: ψ = ∇ log π_u(a|s) = x(s, a) − Σ_b π_u(b|s) x(s, b), non-zero on the current state's blocks.
+	clearAt(l.psi, l.psis)
+	l.psis = l.psis[:0]
+	for b := range l.nA {
+		cb := -l.probs[b]
+		if b == a {
+			cb += 1
+		}
+		for _, i := range l.xs {
+			l.psi[b*l.nS+i] = cb * l.x[i]
+			l.psis = append(l.psis, b*l.nS+i)
+		}
+	}
+	g, gs := l.psi, l.psis
+	noiseU := 0.0 // the variance of the actor noise owed to u (the lazy case)
+	if l.actorDP {
+		copy(l.g, l.psi) // l.g is zero outside ψ's support, as ψ is
+		g = l.g
+		if sc := normalise(g, gs, &l.medianBuf); sc > 0 {
+			if l.gl != 0 || recording || testDense {
+				// The noise enters the trace: draw it on every entry now.
+				for i := range g {
+					g[i] = mechanisms.AddGaussian(g[i], l.sigma*sc, l.rng)
+				}
+				gs = l.allU
+			} else {
+				// γλ = 0: the trace is ρg and u moves by α_u·δ·ρ·g, so the noise goes straight into u.
+				noiseU = sq(cfg.AlphaU * delta * rho * l.sigma * sc)
+			}
+		}
+	}
+	if l.gl == 0 {
+		clearAt(l.eU, l.eus)
+		l.eus = append(l.eus[:0], gs...)
+	}
+	for _, i := range l.eus {
+		l.eU[i] = rho * (g[i] + l.gl*l.eU[i])
+	}
+	if l.actorDP {
+		clearAt(l.g, gs) // ready for the next copy of ψ
+	}
+	noiseV := 0.0
+	if l.criticDP {
+		if sc := normalise(l.z, l.zs, &l.medianBuf); sc > 0 {
+			if testDense { // literally: on every entry of the update (the support is every entry)
+				for _, i := range l.zs {
+					l.z[i] = mechanisms.AddGaussian(l.z[i], l.sigma*sc, l.rng)
+				}
+			} else { // v moves by α_v·z, so the noise goes straight into v
+				noiseV = sq(cfg.AlphaV * l.sigma * sc)
+			}
+		}
+	}
+	for _, i := range l.zs {
+		l.z[i] *= cfg.AlphaV
+	}
+	scale := cfg.AlphaU * delta // du = scale·eU
+	if cfg.Variant == Corrected {
+		sc, fine := clipScale(cfg.Clip, l.z, l.zs, l.dw, l.evs, l.eU, l.eus, scale)
+		if !fine { // a NaN or infinite update: only the noise is released
+			res.Dropped++
+			clearAt(l.z, l.zs)
+			clearAt(l.dw, l.evs)
+			scale = 0
+		}
+		for _, i := range l.zs {
+			l.z[i] *= sc
+		}
+		for _, i := range l.evs {
+			l.dw[i] *= sc
+		}
+		scale *= sc
+		l.noiseAll(l.sd * l.sd)
+	}
+	l.v.owe(noiseV)
+	l.u.owe(noiseU)
+	l.nonFinite = !l.v.addAt(l.z, l.zs) || !l.w.addAt(l.dw, l.evs) || !l.u.addScaledAt(scale, l.eU, l.eus)
+	clearAt(l.z, l.zs)
+	clearAt(l.dw, l.evs)
+	return true
+}
+
+// noiseAll adds independent N(0, variance) to every coordinate of v, w and u: owed (drawn when read), or
+// drawn now with testDense.
+func (l *learner) noiseAll(variance float64) {
+	for _, p := range []*noisy{&l.v, &l.w, &l.u} {
+		if testDense {
+			for i := range p.x {
+				p.x[i] = mechanisms.AddGaussian(p.x[i], math.Sqrt(variance), l.rng)
+			}
+		} else {
+			p.owe(variance)
+		}
+	}
+}
+
+// union is the sorted union of the sorted index lists a and b, in dst.
+func (l *learner) union(dst, a, b []int) []int {
+	dst = dst[:0]
+	if len(a) == l.nS { // every index
+		return append(dst, a...)
+	}
+	for _, s := range [][]int{a, b} {
+		for _, i := range s {
+			if !l.seen[i] {
+				l.seen[i] = true
+				dst = append(dst, i)
+			}
+		}
+	}
+	sorted := true
+	for k, i := range dst {
+		l.seen[i] = false
+		sorted = sorted && (k == 0 || dst[k-1] < i)
+	}
+	if !sorted {
+		slices.Sort(dst)
+	}
+	return dst
+}
+
+// noisy is a weight vector to which Gaussian noise is owed: every entry has been promised the same total
+// variance, owed, of which paid[i] has been drawn into x[i]. An entry is settled (its debt drawn as one
+// Gaussian) before it is read.
+type noisy struct {
+	x, paid []float64
+	owed    float64
+}
+
+func newNoisy(n int) noisy { return noisy{x: make([]float64, n), paid: make([]float64, n)} }
+
+// owe promises every entry another independent N(0, variance).
+func (p *noisy) owe(variance float64) { p.owed += variance }
+
+// settle draws what entry i is owed.
+func (p *noisy) settle(i int, rng *rand.Rand) {
+	if d := p.owed - p.paid[i]; d > 0 {
+		p.x[i] = mechanisms.AddGaussian(p.x[i], math.Sqrt(d), rng)
+		p.paid[i] = p.owed
+	}
+}
+
+// settleAll draws what every entry is owed, in index order.
+func (p *noisy) settleAll(rng *rand.Rand) {
+	for i := range p.x {
+		p.settle(i, rng)
+	}
+}
+
+// dot is Σ_{i ∈ support} p_i·y_i, settling the entries it reads; y is zero outside support.
+func (p *noisy) dot(y []float64, support []int, rng *rand.Rand) float64 {
+	s := 0.0
+	if p.owed == 0 { // no noise owed to any entry
+		for _, i := range support {
+			s += p.x[i] * y[i]
+		}
+		return s
+	}
+	for _, i := range support {
+		p.settle(i, rng)
+		s += p.x[i] * y[i]
+	}
+	return s
+}
+
+// addAt adds y to p on support (y is zero elsewhere) and reports whether the entries written are finite.
+func (p *noisy) addAt(y []float64, support []int) bool {
+	nan := 0.0 // x − x is 0 for a finite x and NaN otherwise
+	for _, i := range support {
+		p.x[i] += y[i]
+		nan += p.x[i] - p.x[i]
+	}
+	return nan == 0
+}
+
+// addScaledAt adds a·y to p on support (nothing when a = 0) and reports whether the entries written are
+// finite.
+func (p *noisy) addScaledAt(a float64, y []float64, support []int) bool {
+	if a == 0 {
+		return true
+	}
+	nan := 0.0
+	for _, i := range support {
+		p.x[i] += a * y[i]
+		nan += p.x[i] - p.x[i]
+	}
+	return nan == 0
+}
+
+// normalise rescales g (zero outside support) to norm |C| = the median of its non-zero absolute entries
+// and returns C, the published step without its noise (N(0, σ²C²) on every entry, which the caller adds or
+// owes). A zero g stays zero and the step adds no noise: C = 0. buf is scratch space for the median.
+func normalise(g []float64, support []int, buf *[]float64) float64 {
+	a := (*buf)[:0]
+	n := 0.0
+	for _, i := range support {
+		if v := g[i]; v != 0 {
+			a = append(a, math.Abs(v))
+		}
+		n += g[i] * g[i]
+	}
+	*buf = a
+	c := median(a)
+	n = math.Sqrt(n)
 	if n == 0 || c == 0 {
-		clear(g)
+		clearAt(g, support)
 		return 0
 	}
-	for i := range g {
-		g[i] = mechanisms.AddGaussian(g[i]*c/n, sigma*c, rng)
+	for _, i := range support {
+		g[i] = g[i] * c / n
 	}
 	return c
 }
 
-// medianAbsNonZero is the median of |g_i| over the non-zero entries (0 if none); buf is scratch space.
-func medianAbsNonZero(g []float64, buf *[]float64) float64 {
-	a := (*buf)[:0]
-	defer func() { *buf = a }()
-	for _, v := range g {
-		if v != 0 {
-			a = append(a, math.Abs(v))
-		}
-	}
+// median sorts a and returns its median (0 for an empty a).
+func median(a []float64) float64 {
 	if len(a) == 0 {
 		return 0
 	}
@@ -374,57 +611,77 @@ func medianAbsNonZero(g []float64, buf *[]float64) float64 {
 	return (a[len(a)/2-1] + a[len(a)/2]) / 2
 }
 
-// clipAndNoise scales the concatenation of parts to norm at most c and adds N(0, sd²) to every coordinate.
-// An update with a NaN or infinite entry is set to zero before the noise (ok = false); the norm of huge
-// finite entries is computed without overflow.
-func clipAndNoise(c, sd float64, rng *rand.Rand, parts ...[]float64) (ok bool) {
-	sq := 0.0
-	for _, p := range parts {
-		sq += dot(p, p)
-	}
-	scale, ok := 1.0, true
-	if n := math.Sqrt(sq); n > c && !math.IsInf(n, 1) {
-		scale = c / n
-	} else if math.IsInf(n, 1) || math.IsNaN(n) {
-		// overflow or non-finite: scale by the largest magnitude first
-		mx := 0.0
+// clipScale is the factor that brings the joint update [z; dw; a·eU] (each zero outside its support) to
+// norm at most c, the corrected variant's clip. An update with a NaN or infinite entry gets factor 0
+// (fine = false); the norm of huge finite entries is computed without overflow.
+func clipScale(c float64, z []float64, zs []int, dw []float64, dws []int, eU []float64, eus []int, a float64) (scale float64, fine bool) {
+	parts := [3]struct {
+		x []float64
+		s []int
+		a float64
+	}{{z, zs, 1}, {dw, dws, 1}, {eU, eus, a}}
+	sum := func(div float64) float64 {
+		s := 0.0
 		for _, p := range parts {
-			for _, v := range p {
-				mx = math.Max(mx, math.Abs(v))
+			for _, i := range p.s {
+				v := p.a * p.x[i] / div
+				s += v * v
 			}
 		}
-		if math.IsNaN(n) || math.IsInf(mx, 1) || math.IsNaN(mx) {
-			scale, ok = 0, false
-		} else {
-			s := 0.0
-			for _, p := range parts {
-				for _, v := range p {
-					s += (v / mx) * (v / mx)
-				}
-			}
-			scale = c / math.Sqrt(s) / mx // ‖update‖ = mx·√s > c
-		}
+		return s
 	}
+	n := math.Sqrt(sum(1))
+	switch {
+	case n <= c:
+		return 1, true
+	case !math.IsInf(n, 1) && !math.IsNaN(n):
+		return c / n, true
+	}
+	mx := 0.0 // overflow or a non-finite entry: scale by the largest magnitude first
 	for _, p := range parts {
-		for i := range p {
-			x := p[i] * scale
-			if !ok {
-				x = 0
-			}
-			p[i] = mechanisms.AddGaussian(x, sd, rng)
+		for _, i := range p.s {
+			mx = math.Max(mx, math.Abs(p.a*p.x[i]))
 		}
 	}
-	return ok
+	if math.IsNaN(n) || math.IsInf(mx, 1) || math.IsNaN(mx) {
+		return 0, false
+	}
+	return c / math.Sqrt(sum(mx)) / mx, true // ‖update‖ = mx·√s > c
 }
 
-// padNoise adds N(0, sd²) to every coordinate of parts.
-func padNoise(sd float64, rng *rand.Rand, parts ...[]float64) {
-	for _, p := range parts {
-		for i := range p {
-			p[i] = mechanisms.AddGaussian(p[i], sd, rng)
+// nonZeros is the indices of x's non-zero entries, in dst (every index when testDense is set).
+func nonZeros(dst []int, x []float64) []int {
+	dst = dst[:0]
+	for i, v := range x {
+		if v != 0 || testDense {
+			dst = append(dst, i)
 		}
 	}
+	return dst
 }
+
+// clearAt zeroes x on support.
+func clearAt(x []float64, support []int) {
+	if len(support) == len(x) {
+		clear(x)
+		return
+	}
+	for _, i := range support {
+		x[i] = 0
+	}
+}
+
+func indices(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func sq(x float64) float64 { return x * x }
+
+func finiteScalar(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 func softmaxRow(dst, h []float64) {
 	mx := math.Inf(-1)
@@ -448,18 +705,4 @@ func finite(x []float64) bool {
 		}
 	}
 	return true
-}
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
-}
-
-func axpy(y, x []float64) {
-	for i, v := range x {
-		y[i] += v
-	}
 }

@@ -58,6 +58,18 @@
 // NaN or infinite entry (from a NaN reward, say) is set to zero before the noise is added, which keeps the
 // sensitivity, and counted in Result.Dropped. Rewards need no bound: the clip bounds each update.
 //
+// # Cost
+//
+// Run touches only what a step changes: the non-zero features of the current and next state (one each with
+// one-hot features), the traces' non-zero entries (all of them when γλ > 0) and the current state's action
+// blocks. Noise that goes straight into a weight vector (DP-Critic's noised update, the actor's noised
+// gradient when γλ = 0, every coordinate of the corrected variant and its padding) is owed to every entry and
+// drawn, as one Gaussian of the summed variance, when the entry is next read or at the end of the run; a sum
+// of independent Gaussians is one Gaussian, so every weight has the distribution of the step-by-step draws
+// (the tests compare both), and a step costs what it reads rather than |S|·|A| draws. Noise that enters a
+// trace (DP-Actor with γλ > 0, and the last step of an episode whose traces are recorded) is drawn on every
+// entry. On Taxi (500 states, 6 actions, λ = 0) a 500-episode DP-Actor run takes about 0.1 s instead of 3.
+//
 // # Experiments
 //
 // Seo & Yang use MDP-100 and Taxi (package envs) with 500 episodes, γ = 0.99, δ = 1e−6, ε ∈ {0.1, 0.5, 1, 5,
