@@ -401,7 +401,9 @@ func (l *learner) update(a int, rho, reward float64, terminated, recording bool,
 	g, gs := l.psi, l.psis
 	noiseU := 0.0 // the variance of the actor noise owed to u (the lazy case)
 	if l.actorDP {
-		copy(l.g, l.psi) // l.g is zero outside ψ's support, as ψ is
+		for _, i := range l.psis { // l.g is zero outside ψ's support, as ψ is
+			l.g[i] = l.psi[i]
+		}
 		g = l.g
 		if sc := normalise(g, gs, &l.medianBuf); sc > 0 {
 			if l.gl != 0 || recording || testDense {
@@ -552,12 +554,15 @@ func (p *noisy) dot(y []float64, support []int, rng *rand.Rand) float64 {
 
 // addAt adds y to p on support (y is zero elsewhere) and reports whether the entries written are finite.
 func (p *noisy) addAt(y []float64, support []int) bool {
-	nan := 0.0 // x − x is 0 for a finite x and NaN otherwise
+	ok := true
 	for _, i := range support {
-		p.x[i] += y[i]
-		nan += p.x[i] - p.x[i]
+		x := p.x[i] + y[i]
+		p.x[i] = x
+		if x-x != 0 { // NaN for a NaN or infinite x
+			ok = false
+		}
 	}
-	return nan == 0
+	return ok
 }
 
 // addScaledAt adds a·y to p on support (nothing when a = 0) and reports whether the entries written are
@@ -566,12 +571,23 @@ func (p *noisy) addScaledAt(a float64, y []float64, support []int) bool {
 	if a == 0 {
 		return true
 	}
-	nan := 0.0
+	ok := true
 	for _, i := range support {
-		p.x[i] += a * y[i]
-		nan += p.x[i] - p.x[i]
+		x := p.x[i] + a*y[i]
+		p.x[i] = x
+		if x-x != 0 {
+			ok = false
+		}
 	}
-	return nan == 0
+	return ok
+}
+
+// Normalise rescales g in place to norm |C|, the median of its non-zero absolute entries, and returns C: the
+// first half of the published noised step, g/(‖g‖/|C|) (the paper's Algorithms 2–4); the second adds
+// N(0, σ²C²) to every entry. A zero g stays zero and C = 0: the step then adds no noise.
+func Normalise(g []float64) float64 {
+	var buf []float64
+	return normalise(g, indices(len(g)), &buf)
 }
 
 // normalise rescales g (zero outside support) to norm |C| = the median of its non-zero absolute entries
@@ -599,16 +615,60 @@ func normalise(g []float64, support []int, buf *[]float64) float64 {
 	return c
 }
 
-// median sorts a and returns its median (0 for an empty a).
+// median is the median of a (0 for an empty a): the middle value, or the mean of the two middle values. It
+// reorders a.
 func median(a []float64) float64 {
-	if len(a) == 0 {
+	n := len(a)
+	if n == 0 {
 		return 0
 	}
-	slices.Sort(a)
-	if len(a)%2 == 1 {
-		return a[len(a)/2]
+	hi := selectKth(a, n/2)
+	if n%2 == 1 {
+		return hi
 	}
-	return (a[len(a)/2-1] + a[len(a)/2]) / 2
+	return (slices.Max(a[:n/2]) + hi) / 2 // after selectKth, a[:n/2] holds the n/2 smallest
+}
+
+// selectKth reorders a so that a[k] is the value sorted order would put there, with no larger value before
+// it and no smaller one after, and returns a[k] (Hoare's selection, median-of-three pivots; deterministic).
+func selectKth(a []float64, k int) float64 {
+	lo, hi := 0, len(a)-1
+	for hi-lo > 16 {
+		m := lo + (hi-lo)/2
+		if a[m] < a[lo] {
+			a[m], a[lo] = a[lo], a[m]
+		}
+		if a[hi] < a[lo] {
+			a[hi], a[lo] = a[lo], a[hi]
+		}
+		if a[hi] < a[m] {
+			a[hi], a[m] = a[m], a[hi]
+		}
+		pivot, i, j := a[m], lo, hi
+		for i <= j {
+			for a[i] < pivot {
+				i++
+			}
+			for a[j] > pivot {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return a[k]
+		}
+	}
+	slices.Sort(a[lo : hi+1])
+	return a[k]
 }
 
 // clipScale is the factor that brings the joint update [z; dw; a·eU] (each zero outside its support) to
@@ -652,8 +712,11 @@ func clipScale(c float64, z []float64, zs []int, dw []float64, dws []int, eU []f
 // nonZeros is the indices of x's non-zero entries, in dst (every index when testDense is set).
 func nonZeros(dst []int, x []float64) []int {
 	dst = dst[:0]
+	if testDense {
+		return append(dst, indices(len(x))...)
+	}
 	for i, v := range x {
-		if v != 0 || testDense {
+		if v != 0 {
 			dst = append(dst, i)
 		}
 	}

@@ -70,6 +70,9 @@ func TestNormaliseAndClip(t *testing.T) {
 	if c := normalise(g, []int{1, 2, 4}, &buf); c != 2 || g[0] != 0 || g[3] != 0 || math.Abs(math.Hypot(g[1], math.Hypot(g[2], g[4]))-2) > 1e-15 {
 		t.Errorf("C = %g, g = %v: want C = 2 and ‖g‖ = 2", c, g)
 	}
+	if h := []float64{0, 3, -1, 0, 2}; Normalise(h) != 2 || !slices.Equal(h, g) {
+		t.Errorf("Normalise: %v, want %v", h, g)
+	}
 	zero := []float64{0, 0}
 	if normalise(zero, []int{0, 1}, &buf) != 0 || zero[0] != 0 {
 		t.Error("a zero gradient got C > 0")
@@ -376,5 +379,32 @@ func TestCorrectedPadsToH(t *testing.T) {
 	// 800 draws: the variance ratio is within ±15% with overwhelming probability (its sd is 5%).
 	if ratio := sq / float64(n) / (episodes * h * sd * sd); ratio < 0.85 || ratio > 1.15 {
 		t.Errorf("weight variance / (episodes·H·(σC)²) = %.3f, want 1 (one release per step taken gives %.3f)", ratio, 1.0/h)
+	}
+}
+
+// TestMedianIsTheSortedMedian: the selection gives the median sorting would, for odd and even lengths,
+// with ties, up to lengths where it partitions.
+func TestMedianIsTheSortedMedian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for n := 1; n < 200; n++ {
+		a := make([]float64, n)
+		for i := range a {
+			a[i] = float64(rng.IntN(n/2 + 1)) // ties
+			if n%3 == 0 {
+				a[i] = rng.Float64()
+			}
+		}
+		s := slices.Clone(a)
+		slices.Sort(s)
+		want := s[n/2]
+		if n%2 == 0 {
+			want = (s[n/2-1] + s[n/2]) / 2
+		}
+		if got := median(a); got != want {
+			t.Fatalf("n = %d: median %g, sorted %g", n, got, want)
+		}
+	}
+	if median(nil) != 0 {
+		t.Error("the median of nothing must be 0")
 	}
 }
