@@ -6,14 +6,13 @@
 // cached, deterministically, so every shard computes the same thing.
 //
 // Where the notebook draws run r from the stream rand.NewPCG(base, r), the adapter does the same with r the
-// task's seed (Wang–Hegde, Seo–Yang), so seeds 0…k−1 of a sweep reproduce the notebook's runs exactly; where
+// task's seed (Wang–Hegde), so seeds 0…k−1 of a sweep reproduce the notebook's runs exactly; where
 // the reproduction package only runs trials 0…n−1 of one seed (Xie et al.'s Experiment, Sharma et al.'s
 // RunJobs), a task runs trial 0 with the task's seed as the package's Seed.
 //
 // Experiments:
 //
 //	xie2019/mspbe        Xie et al. 2019, Figs. 1(a), 2(a), 3, 4: MSPBE against n per method and ε
-//	seoyang2020/returns  Seo & Yang 2020, Figs. 2–4, Tables 3–4, corrected variant: episode returns (and trace cosines) of one run
 //	wanghegde2019/returns Wang & Hegde 2019, Fig. 1: episode returns of one functional-noise Q-learning run and of the random policy
 //	sharma/jobs          Sharma et al., Figs. 3 and 4: one training job's outcome
 //	balle2016/rmse       Balle et al. 2016, Fig. 1: RMSE, excess risk and σ of every estimate at one m

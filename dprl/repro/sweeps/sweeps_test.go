@@ -10,13 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dprl-project/dprl/dprl/actorcritic"
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/expertdp"
 	"github.com/dprl-project/dprl/dprl/fnq"
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/dprl/repro/balle2016"
-	"github.com/dprl-project/dprl/dprl/repro/seoyang2020"
 	"github.com/dprl-project/dprl/dprl/repro/sharma"
 	"github.com/dprl-project/dprl/dprl/repro/wanghegde2019"
 	"github.com/dprl-project/dprl/dprl/repro/xie2019"
@@ -82,64 +80,6 @@ func TestWangHegdeMatchesReturnCurves(t *testing.T) {
 	}
 	if want := strconv.FormatFloat(np[0][0][2], 'g', -1, 64); zero[2][2] != want {
 		t.Errorf("σ = 0: %s, the non-private DQN %s", zero[2][2], want)
-	}
-}
-
-// TestSeoYangMatchesRunMany: seed r of the sweep is run r of Domain.RunMany, with each condition configured
-// as notebook 06 configures it (written out here), and the cosines are those of the traces with the Non-DP
-// run of the same seed.
-func TestSeoYangMatchesRunMany(t *testing.T) {
-	d := seoyang2020.Domains()[0]
-	const episodes = 6
-	h, err := actorcritic.CorrectedNoise(100, seoyang2020.Delta, d.MaxSteps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nonCfg := d.Base
-	nonCfg.Episodes, nonCfg.RecordTraces = episodes, true
-	non, err := d.RunMany(nonCfg, 2, 2020, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		variant string
-		eps     float64
-		set     func(c *actorcritic.Config)
-		seed    uint64
-	}{
-		{"dp-actor", 10, func(c *actorcritic.Config) { c.Variant = actorcritic.DPActor }, 2020},
-		{"dp-critic", 1, func(c *actorcritic.Config) { c.Variant, c.Epsilon = actorcritic.DPCritic, 1 }, 2020},
-		{"random", 10, func(c *actorcritic.Config) { c.Acting, c.AlphaU = actorcritic.Softmax, 0 }, 2020},
-		{"corrected", 100, func(c *actorcritic.Config) {
-			c.Variant, c.Clip, c.NoiseMultiplier, c.MaxEpisodeLen = actorcritic.Corrected, 1, h, d.MaxSteps
-		}, 2020},
-		{"non-dp-other-seed", 10, func(c *actorcritic.Config) {}, 2021},
-	} {
-		rows := runTask(t, "seoyang2020/returns", sweep.Params{"domain": "mdp100", "variant": c.variant, "epsilon": c.eps, "episodes": int64(episodes),
-			"cosines": true}, 1)
-		cfg := d.Base
-		cfg.Episodes, cfg.RecordTraces = episodes, true
-		c.set(&cfg)
-		rs, err := d.RunMany(cfg, 2, c.seed, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cosU := seoyang2020.EpisodeCosines(rs[1].TraceU, non[1].TraceU, episodes)
-		for i, r := range rows {
-			want := []string{strconv.Itoa(i + 1), strconv.FormatFloat(rs[1].Returns[i], 'g', -1, 64), strconv.Itoa(rs[1].Lengths[i]),
-				strconv.Itoa(rs[1].DivergedAt), strconv.Itoa(rs[1].Releases), strconv.FormatFloat(cosU[i], 'g', -1, 64)}
-			if fmt.Sprint(r[:6]) != fmt.Sprint(want) {
-				t.Fatalf("%s, episode %d: %v, RunMany %v", c.variant, i+1, r, want)
-			}
-		}
-		if c.variant == "corrected" && rows[0][4] != strconv.Itoa(episodes*d.MaxSteps) {
-			t.Errorf("corrected: %s releases, want every episode padded to H: %d", rows[0][4], episodes*d.MaxSteps)
-		}
-	}
-	// Without cosines the columns are NaN and nothing else changes.
-	rows := runTask(t, "seoyang2020/returns", sweep.Params{"domain": "mdp100", "variant": "dp-actor", "episodes": int64(episodes)}, 1)
-	if rows[0][5] != "NaN" || rows[0][6] != "NaN" {
-		t.Errorf("cosines without cosines: %v", rows[0])
 	}
 }
 
@@ -281,8 +221,6 @@ func TestAdaptersRejectBadParams(t *testing.T) {
 		{"xie2019/mspbe", sweep.Params{"domain": "grid", "n": int64(5), "epsilons": 1.0}, `params.domain = "grid" is not allowed: want {chain, mountaincar, mountaincar-off, hiv}`},
 		{"xie2019/mspbe", sweep.Params{"domain": "chain", "epsilons": 1.0}, "params.n is missing"},
 		{"xie2019/mspbe", sweep.Params{"domain": "hiv", "n": int64(2000), "epsilons": 1.0}, "params.n = 2000 is outside the allowed range [1, 600]"},
-		{"seoyang2020/returns", sweep.Params{"domain": "taxi", "variant": "dp"}, `params.variant = "dp" is not allowed: want {non-dp, dp-actor, dp-critic, dp-both, random, corrected, non-dp-other-seed}`},
-		{"seoyang2020/returns", sweep.Params{"domain": "taxi", "variant": "random", "cosines": "yes"}, `params.cosines`},
 		{"wanghegde2019/returns", sweep.Params{"sigma": -1.0}, "params.sigma = -1 is outside the allowed range [0, ∞)"},
 		{"wanghegde2019/returns", sweep.Params{"reset_every": int64(0)}, "params.reset_every = 0 is outside"},
 		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "ours"}, `params.setting = "ours" is not allowed: want {"nonprivate", "ours:ε", "dpsgd:ε"}`},
@@ -336,14 +274,6 @@ func TestReaders(t *testing.T) {
 	}
 	if _, err := sweep.Where(wt, map[string]string{"sgima": "0"}); err == nil || !strings.Contains(err.Error(), `column = "sgima"`) {
 		t.Errorf("Where on a missing column: %v", err)
-	}
-	st := plan(`{"name": "s", "experiment": "seoyang2020/returns", "params": {"episodes": 5, "domain": "mdp100", "variant": "non-dp"}, "seeds": [3, 1], "shard_size": 1}`)
-	sr, err := seoyang2020.RunsFromSweep(st)
-	if err != nil || len(sr.Results) != 2 || len(sr.Results[0].Returns) != 5 || sr.Seeds[0] != 1 || len(sr.CosU[1]) != 5 {
-		t.Fatalf("RunsFromSweep: %v", err)
-	}
-	if _, err := seoyang2020.Summarize(sr.Results, 2); err != nil {
-		t.Error(err)
 	}
 	xt := plan(`{"name": "x", "experiment": "xie2019/mspbe", "params": {"domain": "chain", "n": [60], "epsilons": [1], "steps": [0.01, 0.1], "tune_runs": 1}, "seeds": [9, 4], "shard_size": 1}`)
 	xr, err := xie2019.RowsFromSweep(xt)
