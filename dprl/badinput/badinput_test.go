@@ -23,6 +23,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/nn"
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/dprl/policyeval"
+	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro/accounting"
 	"github.com/dprl-project/dprl/dprl/repro/adhoc"
 	"github.com/dprl-project/dprl/dprl/repro/balle2016"
@@ -945,6 +946,12 @@ func table(t *testing.T) []row {
 		row{"seoyang2020.Summarize/k=0", "k", "0", func() error {
 			_, err := seoyang2020.Summarize([]*actorcritic.Result{{Returns: []float64{1, 2}, Lengths: []int{1, 1}}}, 0)
 			return err
+		}},
+		row{"seoyang2020.Data/Sizes.Runs=1", "Sizes.Runs", "1", func() error {
+			return rel(seoyang2020.Data(report.Discard, seoyang2020.Sizes{Runs: 1, Episodes: 2, TuneRuns: 1, Epsilons: []float64{1}, Corrected: []float64{10}}))
+		}},
+		row{"seoyang2020.Data/Sizes.Epsilons=NaN", "Sizes.Epsilons", "NaN", func() error {
+			return rel(seoyang2020.Data(report.Discard, seoyang2020.Sizes{Runs: 2, Episodes: 2, TuneRuns: 1, Epsilons: []float64{nan}, Corrected: []float64{10}}))
 		}},
 	)
 	add(epsDeltaRows("actorcritic.CorrectedNoise", "eps", "delta", func(e, d float64) error { return rel(actorcritic.CorrectedNoise(e, d, 10)) })...)

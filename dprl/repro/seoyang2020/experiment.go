@@ -37,61 +37,6 @@ func Domains() []Domain {
 	}
 }
 
-// RandomPolicy is the random-policy reference of the domain (θ = 0): Off-PAC without noise with α_u = 0,
-// acting by sampling π_u, which then stays uniform over the actions for the whole run.
-func (d Domain) RandomPolicy() actorcritic.Config {
-	c := d.Base
-	c.Variant, c.Acting, c.AlphaU = actorcritic.NonDP, actorcritic.Softmax, 0
-	return c
-}
-
-// Finals is each run's mean return over its last `window` episodes. A run whose weights overflowed
-// (DivergedAt ≥ 0) has no final return; it gets the lowest return an episode can have
-// (MaxSteps·MinReward), so that it never counts in favour of a claim that a setting is stable, and is
-// counted in diverged.
-func (d Domain) Finals(rs []*actorcritic.Result, window int) (finals []float64, diverged int, err error) {
-	finals = make([]float64, len(rs))
-	for i, r := range rs {
-		s, err := Summarize([]*actorcritic.Result{r}, window)
-		if err != nil {
-			return nil, 0, err
-		}
-		finals[i] = s.Last
-		if s.Diverged > 0 {
-			finals[i] = float64(d.MaxSteps) * d.MinReward
-			diverged++
-		}
-	}
-	return finals, diverged, nil
-}
-
-// RunMany runs `runs` independent runs of cfg (with cfg.Src replaced by trial streams from seed) in
-// parallel, deterministically. A corrected configuration without MaxEpisodeLen gets the domain's MaxSteps,
-// the H its accounting uses.
-func (d Domain) RunMany(cfg actorcritic.Config, runs int, seed uint64, progress experiment.Progress) ([]*actorcritic.Result, error) {
-	if err := check.AtLeast("runs", runs, 1); err != nil {
-		return nil, err
-	}
-	return experiment.Trials(runs, 0, seed, progress, func(_ int, src rand.Source) (*actorcritic.Result, error) {
-		return d.Run(cfg, src)
-	})
-}
-
-// Run is one run of cfg on a fresh environment of the domain, drawing from src (cfg.Src is replaced), as
-// each run of RunMany: a corrected configuration without MaxEpisodeLen gets the domain's MaxSteps, the H its
-// accounting uses, so that every episode makes exactly H releases.
-func (d Domain) Run(cfg actorcritic.Config, src rand.Source) (*actorcritic.Result, error) {
-	if cfg.Variant == actorcritic.Corrected && cfg.MaxEpisodeLen == 0 {
-		cfg.MaxEpisodeLen = d.MaxSteps
-	}
-	env, err := envs.Make(d.Name)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Src = src
-	return actorcritic.Run(env, envs.TabularFeatures{N: d.NumStates}, cfg)
-}
-
 // DomainNamed is the domain of Domains with the given registry name (mdp100, taxi).
 func DomainNamed(name string) (Domain, error) {
 	var names []string
@@ -104,15 +49,42 @@ func DomainNamed(name string) (Domain, error) {
 	return Domain{}, check.OneOf("domain", name, names...)
 }
 
-// The conditions the notebook runs, by the names the sweep experiment seoyang2020/returns gives them (its
-// parameter variant): Non-DP, the three published DP variants, the random policy and the corrected variant;
-// and Non-DP on the other seeds (OtherSeed), the reference of the cosine study, which is Non-DP's
-// configuration drawn from other streams.
+// Setting is what the tuning chooses for a condition: the actor's and the critic's step sizes α_u and α_v,
+// the two through which the DP variants' noise reaches the weights. α_w, λ, γ and the exploration stay
+// Table 2's.
+type Setting struct{ AlphaU, AlphaV float64 }
+
+func (s Setting) String() string { return fmt.Sprintf("α_u = %g, α_v = %g", s.AlphaU, s.AlphaV) }
+
+// Table2 is the domain's setting in the paper's Table 2 (DP-Actor's optimum).
+func (d Domain) Table2() Setting { return Setting{AlphaU: d.Base.AlphaU, AlphaV: d.Base.AlphaV} }
+
+// TuningGrid is the grid each condition is tuned over, Table 2's setting first: α_u ∈ {0.5, 0.1} ×
+// α_v ∈ {Table 2's, the next lower value of Table 1} (MDP-100: {0.01, 0.005}; Taxi: {0.05, 0.01}). Table 1
+// has 6⁴ step-size combinations and 6 λ per domain; we keep the two step sizes that scale the noise, at
+// Table 2's values and one step towards less noise each (lower α_v shrinks DP-Critic's noise in v, lower
+// α_u DP-Actor's in u), where the other conditions' optima would move if DP-Actor's were not theirs.
+func (d Domain) TuningGrid() []Setting {
+	t2 := d.Table2()
+	lower := map[float64]float64{0.5: 0.1, 0.1: 0.05, 0.05: 0.01, 0.01: 0.005, 0.005: 0.001}
+	var grid []Setting
+	for _, au := range []float64{t2.AlphaU, lower[t2.AlphaU]} {
+		for _, av := range []float64{t2.AlphaV, lower[t2.AlphaV]} {
+			grid = append(grid, Setting{AlphaU: au, AlphaV: av})
+		}
+	}
+	return grid
+}
+
+// The conditions the notebook runs, by the names its tables give them (column variant): Non-DP, the three
+// published DP variants, DP-Actor acting by softmax (Fig. 5), the random policy and the corrected variant;
+// and Non-DP on the other seeds (OtherSeed), the reference of the cosine study.
 const (
 	NonDP          = "non-dp"
 	DPActor        = "dp-actor"
 	DPCritic       = "dp-critic"
 	DPBoth         = "dp-both"
+	DPActorSoftmax = "dp-actor-softmax"
 	Random         = "random"
 	Corrected      = "corrected"
 	NonDPOtherSeed = "non-dp-other-seed"
@@ -120,60 +92,132 @@ const (
 
 // Conditions lists the condition names in the order above.
 func Conditions() []string {
-	return []string{NonDP, DPActor, DPCritic, DPBoth, Random, Corrected, NonDPOtherSeed}
+	return []string{NonDP, DPActor, DPCritic, DPBoth, DPActorSoftmax, Random, Corrected, NonDPOtherSeed}
 }
 
-// Config is the configuration of a condition on the domain for `episodes` episodes, as Fig2, Fig3 and
-// RealEpsilon run it: the domain's Base (Table 2) with the variant; epsilon is the published variants'
-// per-step ε (ignored by Non-DP and the random policy), and the corrected variant's whole-run ε per
-// patient at Delta, for which it gets clip 1, actorcritic.CorrectedNoise's σ and H = MaxSteps.
-func (d Domain) Config(condition string, epsilon float64, episodes int) (actorcritic.Config, error) {
+// Label is how figures and claims name a condition ("Non-DP", "DP-Actor", …).
+func Label(condition string) string {
+	switch condition {
+	case NonDP:
+		return "Non-DP"
+	case DPActor:
+		return "DP-Actor"
+	case DPCritic:
+		return "DP-Critic"
+	case DPBoth:
+		return "DP-Both"
+	case DPActorSoftmax:
+		return "DP-Actor (softmax)"
+	case Random:
+		return "Random policy (θ = 0)"
+	case Corrected:
+		return "Corrected"
+	case NonDPOtherSeed:
+		return "Non-DP, other seeds"
+	}
+	return condition
+}
+
+// StepEpsilon is the per-step ε a published variant runs at for the nominal per-step ε eps of DP-Actor and
+// DP-Critic: eps itself, and eps/√2 for DP-Both, which releases two noised vectors per step, so that its
+// composed ε per patient equals theirs (ComposedPublishedEpsilon).
+func StepEpsilon(condition string, eps float64) float64 {
+	if condition == DPBoth {
+		return eps / math.Sqrt2
+	}
+	return eps
+}
+
+// Config is the configuration of a condition on the domain for `episodes` episodes with step sizes s: the
+// domain's Base (Table 2) with the variant; epsilon is the published variants' nominal per-step ε
+// (StepEpsilon; ignored by Non-DP and the random policy), and the corrected variant's whole-run ε per
+// patient at Delta, for which it gets clip 1, actorcritic.CorrectedNoise's σ and H = MaxSteps. The random
+// policy (θ = 0) is Non-DP with α_u = 0, acting by sampling π_u, which stays uniform.
+func (d Domain) Config(condition string, epsilon float64, episodes int, s Setting) (actorcritic.Config, error) {
 	c := d.Base
+	c.AlphaU, c.AlphaV = s.AlphaU, s.AlphaV
 	switch condition {
 	case NonDP, NonDPOtherSeed:
 	case DPActor:
-		c.Variant, c.Epsilon = actorcritic.DPActor, epsilon
+		c.Variant = actorcritic.DPActor
+	case DPActorSoftmax:
+		c.Variant, c.Acting = actorcritic.DPActor, actorcritic.Softmax
 	case DPCritic:
-		c.Variant, c.Epsilon = actorcritic.DPCritic, epsilon
+		c.Variant = actorcritic.DPCritic
 	case DPBoth:
-		c.Variant, c.Epsilon = actorcritic.DPBoth, epsilon
+		c.Variant = actorcritic.DPBoth
 	case Random:
-		c = d.RandomPolicy()
+		c.Variant, c.Acting, c.AlphaU = actorcritic.NonDP, actorcritic.Softmax, 0
 	case Corrected:
-		s, err := actorcritic.CorrectedNoise(epsilon, Delta, d.MaxSteps)
+		sigma, err := actorcritic.CorrectedNoise(epsilon, Delta, d.MaxSteps)
 		if err != nil {
 			return actorcritic.Config{}, err
 		}
-		c.Variant, c.Clip, c.NoiseMultiplier, c.MaxEpisodeLen = actorcritic.Corrected, 1, s, d.MaxSteps
+		c.Variant, c.Clip, c.NoiseMultiplier, c.MaxEpisodeLen = actorcritic.Corrected, 1, sigma, d.MaxSteps
 	default:
 		return actorcritic.Config{}, check.OneOf("condition", condition, Conditions()...)
+	}
+	if c.Variant != actorcritic.NonDP && c.Variant != actorcritic.Corrected {
+		c.Epsilon = StepEpsilon(condition, epsilon)
 	}
 	c.Episodes = episodes
 	return c, nil
 }
 
-// ReturnsByRun collects the per-episode returns of each run (rows: runs), for figure.Series.
-func ReturnsByRun(rs []*actorcritic.Result) [][]float64 {
-	out := make([][]float64, len(rs))
-	for i, r := range rs {
-		out[i] = r.Returns
+// RunMany runs `runs` independent runs of cfg (with cfg.Src replaced by the streams rand.NewPCG(seed, r))
+// in parallel, deterministically.
+func (d Domain) RunMany(cfg actorcritic.Config, runs int, seed uint64, progress experiment.Progress) ([]*actorcritic.Result, error) {
+	if err := check.AtLeast("runs", runs, 1); err != nil {
+		return nil, err
 	}
-	return out
+	return experiment.Trials(runs, 0, seed, progress, func(_ int, src rand.Source) (*actorcritic.Result, error) {
+		return d.Run(cfg, src)
+	})
 }
 
-// ReturnStds is the standard deviation of each run's finite episode returns (one value per seed).
-func ReturnStds(rs []*actorcritic.Result) []float64 {
-	out := make([]float64, len(rs))
-	for i, r := range rs {
-		x := appendFinite(nil, r.Returns)
-		m := mean(x)
-		s := 0.0
-		for _, v := range x {
-			s += (v - m) * (v - m)
-		}
-		out[i] = math.Sqrt(s / float64(len(x)-1))
+// Run is one run of cfg on a fresh environment of the domain, drawing from src (cfg.Src is replaced). A
+// corrected configuration without MaxEpisodeLen gets the domain's MaxSteps, the H its accounting uses, so
+// that every episode makes exactly H releases.
+func (d Domain) Run(cfg actorcritic.Config, src rand.Source) (*actorcritic.Result, error) {
+	if cfg.Variant == actorcritic.Corrected && cfg.MaxEpisodeLen == 0 {
+		cfg.MaxEpisodeLen = d.MaxSteps
 	}
-	return out
+	env, err := envs.Make(d.Name)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Src = src
+	return actorcritic.Run(env, envs.TabularFeatures{N: d.NumStates}, cfg)
+}
+
+// Lowest is the lowest return an episode of the domain can have, MaxSteps·MinReward: what an episode
+// after the weights overflowed counts as.
+func (d Domain) Lowest() float64 { return float64(d.MaxSteps) * d.MinReward }
+
+// Score is a run's mean return over its last `window` episodes (all of them when window ≥ its length),
+// each episode after the weights overflowed (a NaN return) counted as Lowest, so that a diverged run never
+// counts in favour of a claim.
+func (d Domain) Score(returns []float64, window int) float64 {
+	window = min(window, len(returns))
+	s := 0.0
+	for _, r := range returns[len(returns)-window:] {
+		if math.IsNaN(r) || math.IsInf(r, 0) {
+			r = d.Lowest()
+		}
+		s += r
+	}
+	return s / float64(window)
+}
+
+// ReturnStd is the standard deviation of a run's finite episode returns.
+func ReturnStd(returns []float64) float64 {
+	x := appendFinite(nil, returns)
+	m := mean(x)
+	s := 0.0
+	for _, v := range x {
+		s += (v - m) * (v - m)
+	}
+	return math.Sqrt(s / float64(len(x)-1))
 }
 
 // Summary is the mean return over the first and the last k episodes (averaged over runs) and the standard
@@ -188,7 +232,7 @@ type Summary struct {
 // Summarize computes a Summary over the runs with window k.
 func Summarize(rs []*actorcritic.Result, k int) (Summary, error) {
 	if len(rs) == 0 {
-		return Summary{}, fmt.Errorf("actorcritic: no runs to summarize")
+		return Summary{}, fmt.Errorf("seoyang2020: no runs to summarize")
 	}
 	if err := check.AtLeast("k", k, 1); err != nil {
 		return Summary{}, err
@@ -197,7 +241,7 @@ func Summarize(rs []*actorcritic.Result, k int) (Summary, error) {
 	var first, last, all []float64
 	for _, r := range rs {
 		if len(r.Returns) < k {
-			return Summary{}, fmt.Errorf("actorcritic: a run has %d episodes, fewer than the window %d", len(r.Returns), k)
+			return Summary{}, fmt.Errorf("seoyang2020: a run has %d episodes, fewer than the window %d", len(r.Returns), k)
 		}
 		if r.DivergedAt >= 0 {
 			s.Diverged++
@@ -207,11 +251,7 @@ func Summarize(rs []*actorcritic.Result, k int) (Summary, error) {
 		all = appendFinite(all, r.Returns)
 	}
 	s.First, s.Last = mean(first), mean(last)
-	m := mean(all)
-	for _, v := range all {
-		s.Std += (v - m) * (v - m)
-	}
-	s.Std = math.Sqrt(s.Std / float64(len(all)-1))
+	s.Std = ReturnStd(all)
 	return s, nil
 }
 

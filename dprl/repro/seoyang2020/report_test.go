@@ -3,6 +3,8 @@ package seoyang2020
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,7 +13,6 @@ import (
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
 	"github.com/dprl-project/dprl/dprl/repro/claimtest"
-	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
 func TestNoiseScaleTable(t *testing.T) {
@@ -34,69 +35,84 @@ func TestNoiseScaleTable(t *testing.T) {
 
 func TestDefaultSizes(t *testing.T) {
 	t.Setenv(experiment.QuickEnv, "1")
-	if s := DefaultSizes(false); s.Runs != 2 || s.Episodes != 60 || len(s.Epsilons) != 3 || s.Both {
+	if s := DefaultSizes(false); s.Runs != 2 || s.Episodes != 60 || s.TuneRuns != 1 || len(s.Epsilons) != 3 || s.Both {
 		t.Errorf("quick: %+v", s)
 	}
-	if s := DefaultSizes(true); s.Runs != 10 || s.Episodes != 500 || len(s.Epsilons) != 5 || !s.Both {
+	if s := DefaultSizes(true); s.Runs != 10 || s.Episodes != 500 || s.TuneRuns != 10 || len(s.Epsilons) != 4 || !s.Both || len(s.Corrected) != 2 {
 		t.Errorf("paper scale: %+v", s)
 	}
 	t.Setenv(experiment.QuickEnv, "")
-	if s := DefaultSizes(false); s.Runs < 10 || s.Episodes != 500 {
+	s := DefaultSizes(false)
+	if s.Runs < 10 || s.Episodes != 500 || s.TuneRuns < 3 {
 		t.Errorf("default: %+v, want at least 10 seeds of 500 episodes", s)
 	}
-}
-
-func TestJoinFloats(t *testing.T) {
-	if joinFloats(nil) != "" || joinFloats([]float64{10, 0.5}) != "10, 0.5" {
-		t.Error(joinFloats(nil), joinFloats([]float64{10, 0.5}))
+	// The default grid holds every ε at which a Fig. 3 claim is tested.
+	for _, byVariant := range paperStable {
+		for _, st := range byVariant {
+			if e := slices.Min(st); !slices.Contains(s.Epsilons, e) {
+				t.Errorf("the default grid %v lacks ε = %g", s.Epsilons, e)
+			}
+		}
 	}
 }
 
-// TestMarginTest: the stability test of Fig. 2 and Fig. 3 compares with 1.2 × Non-DP's (negative) return.
-func TestMarginTest(t *testing.T) {
-	non := []float64{-100, -110, -90}
-	if d, lo, hi := marginTest([]float64{-110, -115, -105}, non); math.Abs(d-10) > 1e-9 || !(lo < d && d < hi) || stability(lo, hi) == "not stable" {
-		t.Errorf("10%% worse: diff %g [%g, %g], %s", d, lo, hi, stability(lo, hi))
-	}
-	if _, lo, hi := marginTest([]float64{-300, -310, -290}, non); stability(lo, hi) != "not stable" {
-		t.Errorf("3× worse called %s", stability(lo, hi))
-	}
-}
+// tinySize is a size small enough for a unit test that still runs every section and records every row.
+var tinySize = Sizes{Runs: 2, Episodes: 4, TuneRuns: 1, Epsilons: []float64{5, 1, 0.5}, Corrected: []float64{100}}
 
-// TestFinalsImputeOverflow: a run whose weights overflowed counts with the lowest possible return.
-func TestFinalsImputeOverflow(t *testing.T) {
-	d := Domains()[1]
-	rs := []*actorcritic.Result{{Returns: []float64{-5, -7}, DivergedAt: -1}, {Returns: []float64{-5, math.NaN()}, DivergedAt: 1}}
-	f, div, err := d.Finals(rs, 1)
-	if err != nil || div != 1 || f[0] != -7 || f[1] != -2000 {
-		t.Errorf("finals %v, %d diverged, %v", f, div, err)
-	}
-	if r := d.RandomPolicy(); r.AlphaU != 0 || r.Acting != actorcritic.Softmax || r.Variant != actorcritic.NonDP {
-		t.Errorf("random policy %+v", r)
-	}
-}
-
-// TestSections runs the three experiment sections at a tiny size and checks what they show and record.
+// TestSections runs every experiment at a tiny size and checks what each section shows and records: the
+// runs and tables, every claims row complete (claimtest.Strict: kinds, quotes, trivial references and the
+// compared methods' privacy, equal where compared), and the privacy table listing every configuration run.
 func TestSections(t *testing.T) {
 	var r report.Recorder
-	size := Sizes{Runs: 2, Episodes: 2, Epsilons: []float64{1, 0.5}}
-	root := t.TempDir() // no merged sweeps there: the default size runs
-	t.Setenv(sweep.SweepsEnv, "")
-	if err := Fig2(&r, root, size); err != nil {
+	tab, err := Data(&r, tinySize)
+	if err != nil {
 		t.Fatal(err)
 	}
-	// Per domain: learning curves, Table 3, the cosine figure, Table 4; Non-DP, 3 DP variants, random, other seeds.
-	if r.Figures() != 4 || r.Tables() != 4 || r.Units != 2*6*2 {
-		t.Errorf("Fig. 2: %d figures, %d tables, %d runs", r.Figures(), r.Tables(), r.Units)
+	// Tuning: 2 domains × 5 conditions × 4 settings × 1 run; the corrected variant beside it: 2 × 1 × 2 runs.
+	if n := len(tab.Tuning.Rows); n != 2*5*4 {
+		t.Errorf("%d tuning rows, want 40", n)
 	}
-	if err := Fig3(&r, root, size); err != nil {
-		t.Fatal(err)
+	for _, f := range []func(report.Sink, *Tables) error{TuningTable, Fig2, Fig2Claims, Fig4, Fig4Claims, Fig3, Fig3Claims, Fig5, Fig5Claims,
+		CorrectedFigure, CorrectedClaims} {
+		if err := f(&r, tab); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if r.Figures() != 6 || r.Tables() != 6 || r.Units != 24+2*(2+2*2)*2 {
-		t.Errorf("Fig. 3: %d figures, %d tables, %d runs", r.Figures(), r.Tables(), r.Units)
+	// Figures: Fig. 2, 4, 3, 5 and the corrected variant per domain; tables: tuning, Table 3 and 4 per domain,
+	// Fig. 3's per domain, the privacy table and the corrected returns.
+	if r.Figures() != 10 || r.Tables() != 1+2+2+2+2 {
+		t.Errorf("%d figures, %d tables", r.Figures(), r.Tables())
+	}
+	claims := r.ClaimRows()
+	claimtest.Strict(t, claims)
+	var keys []string
+	for _, c := range claims {
+		keys = append(keys, c.Key)
+		if c.Seeds != tinySize.Runs || c.Verdict != repro.Reproduced && c.Verdict != repro.NotReproduced && c.Verdict != repro.Inconclusive {
+			t.Errorf("claim %s: %d seeds, verdict %q", c.Key, c.Seeds, c.Verdict)
+		}
+		if c.OfPaper() && c.Robust == nil {
+			t.Errorf("claim %s: no robustness check", c.Key)
+		}
+	}
+	want := []string{}
+	for _, d := range []string{"mdp100", "taxi"} {
+		want = append(want, "fig2-critic-vs-actor-"+d, "fig2-critic-vs-both-"+d, "fig2-nondp-vs-actor-"+d, "sanity-nondp-"+d, "tab3-actor-"+d, "tab3-both-"+d)
+	}
+	want = append(want, "fig2-gap-taxi")
+	for _, d := range []string{"mdp100", "taxi"} {
+		want = append(want, "tab4-actor-"+d, "tab4-both-"+d, "tab4-critic-vs-actor-"+d)
+	}
+	want = append(want, "tab4-critic-taxi")
+	for _, d := range []string{"mdp100", "taxi"} {
+		want = append(want, "fig3-range-actor-"+d, "fig3-range-critic-"+d, "fig3-actor-vs-critic-"+d)
+	}
+	want = append(want, "fig5-mdp100", "fig5-taxi", "corrected-mdp100", "corrected-taxi")
+	if !slices.Equal(keys, want) {
+		t.Errorf("claims recorded:\n%s\nwant\n%s", strings.Join(keys, " "), strings.Join(want, " "))
 	}
 	// Every published configuration Fig. 3 ran has its row in the privacy table.
-	prows, err := Privacy(size)
+	prows, err := Privacy(tinySize)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,29 +131,35 @@ func TestSections(t *testing.T) {
 			}
 		}
 	}
-	if checked != 2*2*2 {
-		t.Errorf("checked %d Fig. 3 configurations, want 8", checked)
+	if checked != 2*2*4 {
+		t.Errorf("checked %d Fig. 3 configurations, want 16", checked)
 	}
-	if err := RealEpsilon(&r, root, size); err != nil {
-		t.Fatal(err)
+	if _, err := Data(&r, Sizes{Runs: 2, Episodes: 2, TuneRuns: 1, Corrected: []float64{10}}); err == nil || !strings.Contains(err.Error(), "Sizes.Epsilons") {
+		t.Errorf("no ε for Fig. 3: %v", err)
 	}
-	last := r.Items[len(r.Items)-1]
-	if r.Figures() != 8 || len(last.Rows) != 8 || last.Rows[0][0] != "MDP-100" || last.Rows[2][1] != "Corrected, ε = 100 per patient (σ = 6.2)" {
-		t.Errorf("real ε: %d figures, last table %v", r.Figures(), last.Rows)
-	}
-	claims := r.ClaimRows()
-	claimtest.Rows(t, claims)
-	var keys []string
-	for _, c := range claims {
-		keys = append(keys, c.Key)
-		if c.Seeds != size.Runs || c.Verdict != repro.Reproduced && c.Verdict != repro.NotReproduced && c.Verdict != repro.Inconclusive {
-			t.Errorf("claim %s: %d seeds, verdict %q", c.Key, c.Seeds, c.Verdict)
+}
+
+// TestDataDoesNotDependOnWorkers: the tables are the same bit for bit with one worker and with several.
+func TestDataDoesNotDependOnWorkers(t *testing.T) {
+	size := Sizes{Runs: 2, Episodes: 3, TuneRuns: 1, Epsilons: []float64{1}, Corrected: []float64{100}}
+	run := func(procs int) *Tables {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		tab, err := Data(report.Discard, size)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return tab
 	}
-	// Fig. 3 tests at the smallest ε the paper calls stable that the grid holds: 0.5 and 1 on MDP-100, 1 on Taxi.
-	want := "fig2-mdp100 tab3-mdp100 tab4-mdp100 fig2-taxi tab3-taxi tab4-taxi fig3-actor-mdp100 fig3-critic-mdp100 fig3-actor-taxi"
-	if got := strings.Join(keys, " "); got != want {
-		t.Errorf("claims recorded: %s", got)
+	a, b := run(1), run(4)
+	for _, p := range [][2]*experiment.Table{{a.Tuning, b.Tuning}, {a.Runs, b.Runs}} {
+		if len(p[0].Rows) != len(p[1].Rows) {
+			t.Fatalf("%d rows with 1 worker, %d with 4", len(p[0].Rows), len(p[1].Rows))
+		}
+		for i := range p[0].Rows {
+			if !slices.Equal(p[0].Rows[i], p[1].Rows[i]) {
+				t.Fatalf("row %d: %v with 1 worker, %v with 4", i, p[0].Rows[i], p[1].Rows[i])
+			}
+		}
 	}
 }
 
@@ -146,12 +168,13 @@ func TestSections(t *testing.T) {
 // accountants (mpmath, exact μ-GDP: δ(ε) = Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2), solved for ε at δ = 10⁻⁶).
 func TestPrivacyAsRun(t *testing.T) {
 	t.Setenv(experiment.QuickEnv, "")
-	rows, err := Privacy(DefaultSizes(false))
+	size := DefaultSizes(false)
+	rows, err := Privacy(size)
 	if err != nil {
 		t.Fatal(err)
 	}
 	header, cells := PrivacyTable(rows)
-	if len(header) != 7 || len(cells) != 2+4+4+1+2 {
+	if len(header) != 7 || len(cells) != 2+4+4+1+1+1 {
 		t.Fatalf("%d columns, %d rows: %v", len(header), len(cells), header)
 	}
 	byConfig := map[string][]string{}
@@ -160,14 +183,14 @@ func TestPrivacyAsRun(t *testing.T) {
 	}
 	// configuration → printed ε, guarantee prefix, per-patient ε on MDP-100 and Taxi, whole data set on both.
 	want := map[string][]string{
-		"Non-DP":                                  {"—", "none", "∞", "∞", "—", "—"},
-		"Random policy (θ = 0)":                   {"—", "the policy reads no data", "0.0", "0.0", "—", "—"},
-		"DP-Actor, ε = 10 per step (published)":   {"10 per step", "none for a run", mdpActor10, taxiActor10, mdpWhole10, taxiWhole10},
-		"DP-Critic, ε = 10 per step (published)":  {"10 per step", "none for a run", mdpActor10, taxiActor10, mdpWhole10, taxiWhole10},
-		"DP-Both, ε = 10 per step (published)":    {"10 per step", "none for a run", mdpBoth10, taxiBoth10, "", ""},
-		"DP-Critic, ε = 0.5 per step (published)": {"0.5 per step", "none for a run", mdpActor05, taxiActor05, mdpWhole05, taxiWhole05},
-		"Corrected, ε = 100 per patient":          {"100 per patient", "exact μ-GDP", "100.0", "100.0", "—", "—"},
-		"Corrected, ε = 10 per patient":           {"10 per patient", "exact μ-GDP", "10.0", "10.0", "—", "—"},
+		"Non-DP":                                          {"—", "none", "∞", "∞", "—", "—"},
+		"Random policy (θ = 0)":                           {"—", "the policy reads no data", "0.0", "0.0", "—", "—"},
+		"DP-Actor, ε = 10 per step (published)":           {"10 per step", "none for a run", mdpActor10, taxiActor10, mdpWhole10, taxiWhole10},
+		"DP-Critic, ε = 10 per step (published)":          {"10 per step", "none for a run", mdpActor10, taxiActor10, mdpWhole10, taxiWhole10},
+		"DP-Both, ε = 7.07 per step (published)":          {"7.07 per step", "none for a run", mdpActor10, taxiActor10, mdpWhole10, taxiWhole10},
+		"DP-Actor (softmax), ε = 10 per step (published)": {"10 per step", "none for a run", mdpActor10, taxiActor10, mdpWhole10, taxiWhole10},
+		"DP-Critic, ε = 0.5 per step (published)":         {"0.5 per step", "none for a run", mdpActor05, taxiActor05, mdpWhole05, taxiWhole05},
+		"Corrected, ε = 100 per patient":                  {"100 per patient", "exact μ-GDP", "100.0", "100.0", "—", "—"},
 	}
 	for cfg, w := range want {
 		c, ok := byConfig[cfg]
@@ -185,12 +208,10 @@ func TestPrivacyAsRun(t *testing.T) {
 		}
 	}
 	// The corrected variant's ε is exact to the accountant's precision.
-	for i, target := range CorrectedEpsilons {
-		r := rows[len(rows)-len(CorrectedEpsilons)+i]
-		for k, e := range r.PerPatient {
-			if math.Abs(e-target) > 1e-6*target {
-				t.Errorf("%s on domain %d: ε = %.9g, want %g", r.Config, k, e, target)
-			}
+	r := rows[len(rows)-1]
+	for k, e := range r.PerPatient {
+		if math.Abs(e-100) > 1e-6*100 {
+			t.Errorf("%s on domain %d: ε = %.9g, want 100", r.Config, k, e)
 		}
 	}
 	// The run makes the releases the accounting counts: a chain episode that reaches the goal before H steps
@@ -214,11 +235,10 @@ func TestPrivacyAsRun(t *testing.T) {
 
 // Independent values (mpmath, 50 digits) of the charitable per-patient and whole-data-set compositions at
 // δ = 10⁻⁶: μ = 2√(k·H·E)/σ with σ = eq. (3)'s, k noised vectors per step, H the time limit, E episodes.
+// DP-Both at 10/√2 per step (k = 2) has DP-Actor's μ at 10 (k = 1).
 const (
 	mdpActor10  = "7689.6"   // μ = 119.358 (k = 1, H = 1000)
 	taxiActor10 = "1677.4"   // μ = 53.379 (k = 1, H = 200)
-	mdpBoth10   = "1.50e+04" // 15047.8, μ = 168.80 (k = 2)
-	taxiBoth10  = "3207.1"   // μ = 75.489 (k = 2)
 	mdpActor05  = "45.4"     // 45.442, μ = 5.968 (ε = 0.5 per step)
 	taxiActor05 = "15.7"     // 15.676, μ = 2.669
 	mdpWhole05  = "9537.3"   // 9537.333, μ = 133.45
@@ -234,19 +254,21 @@ func ExampleTypoSigma() {
 }
 
 // The true ε per patient of the published DP-Actor at ε = 10 per step under the most charitable reading
-// (one episode's releases composed), and of the corrected variant, as the notebook prints them.
+// (one episode's releases composed), of DP-Both at the per-step ε that matches it, and of the corrected
+// variant, as the notebook prints them.
 func ExamplePrivacy() {
-	rows, err := Privacy(Sizes{Runs: 10, Episodes: 500, Epsilons: []float64{10}})
+	rows, err := Privacy(Sizes{Runs: 10, Episodes: 500, Epsilons: []float64{10}, Corrected: []float64{10}})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, r := range rows[2:3] {
-		fmt.Println(r.Config, FormatEpsilon(r.PerPatient[0]), FormatEpsilon(r.PerPatient[1]), FormatEpsilon(r.WholeData[0]))
+	for _, r := range rows {
+		if strings.HasPrefix(r.Config, "DP-Actor,") || strings.HasPrefix(r.Config, "DP-Both") || strings.HasPrefix(r.Config, "Corrected") {
+			fmt.Println(r.Config, FormatEpsilon(r.PerPatient[0]), FormatEpsilon(r.PerPatient[1]))
+		}
 	}
-	c := rows[len(rows)-1]
-	fmt.Println(c.Config, FormatEpsilon(c.PerPatient[0]), FormatEpsilon(c.PerPatient[1]))
 	// Output:
-	// DP-Actor, ε = 10 per step (published) 7689.6 1677.4 3.57e+06
+	// DP-Actor, ε = 10 per step (published) 7689.6 1677.4
+	// DP-Both, ε = 7.07 per step (published) 7689.6 1677.4
 	// Corrected, ε = 10 per patient 10.0 10.0
 }
