@@ -80,12 +80,8 @@ func (s *study) beats(d Domain, a, b string, order []cut, base repro.Claim) (rep
 		diff, margin := welch(fa, fb), welch(fa, fr)
 		r := base
 		r.Compare = &repro.Comparison{A: Label(a), B: Label(b), Trivial: "random policy", Margin: margin.repro()}
-		for _, m := range []string{a, b} {
-			p, err := MethodPrivacy(d, m, d.Base.Epsilon)
-			if err != nil {
-				return repro.Claim{}, err
-			}
-			r.Privacy = append(r.Privacy, p)
+		if r.Privacy, err = privacies(d, "", a, b); err != nil {
+			return repro.Claim{}, err
 		}
 		ma, _, _ := experiment.MeanCI(fa, 0.95)
 		mb, _, _ := experiment.MeanCI(fb, 0.95)
@@ -191,13 +187,9 @@ func (s *study) spread(d Domain, v string) (repro.Claim, error) {
 		mv, _, _ := experiment.MeanCI(stds[0], 0.95)
 		mc, _, _ := experiment.MeanCI(stds[1], 0.95)
 		i := map[string]int{DPActor: 1, DPBoth: 3}[v]
-		var ps []repro.Privacy
-		for _, m := range []string{v, DPCritic} {
-			p, err := MethodPrivacy(d, m, d.Base.Epsilon)
-			if err != nil {
-				return repro.Claim{}, err
-			}
-			ps = append(ps, p)
+		ps, err := privacies(d, "", v, DPCritic)
+		if err != nil {
+			return repro.Claim{}, err
 		}
 		return repro.Tested(repro.Claim{Key: fmt.Sprintf("tab3-%s-%s", strings.TrimPrefix(v, "dp-"), d.Name), Kind: repro.KindPaper,
 			Where: "§4.2.1, Table 3", Quote: "the learning variances of DP-Both and DP-Actor were greater than those of the DP-Critic",
@@ -248,14 +240,11 @@ func (s *study) gap() (repro.Claim, error) {
 		diff := welch(gaps[1], gaps[0])
 		var ps []repro.Privacy
 		for _, d := range doms {
-			for _, m := range []string{DPCritic, DPActor} {
-				p, err := MethodPrivacy(d, m, d.Base.Epsilon)
-				if err != nil {
-					return repro.Claim{}, err
-				}
-				p.Method += " on " + d.Label
-				ps = append(ps, p)
+			p, err := privacies(d, " on "+d.Label, DPCritic, DPActor)
+			if err != nil {
+				return repro.Claim{}, err
 			}
+			ps = append(ps, p...)
 		}
 		return repro.Tested(repro.Claim{Key: "fig2-gap-taxi", Kind: repro.KindPaper, Where: "§4.2.1, Fig. 2",
 			Quote: "the differences in performance estimates corresponding to the … DP-Critic and DP-Actor were larger in Taxi-v2 compared with MDP-100",
@@ -475,7 +464,11 @@ func Fig4Claims(out report.Sink, t *Tables) error {
 				lo, hi := absInterval(c)
 				rlo, rhi := absInterval(ref)
 				k := map[string]int{DPActor: 0, DPBoth: 2}[v]
-				r := repro.Tested(repro.Claim{Key: fmt.Sprintf("tab4-%s-%s", strings.TrimPrefix(v, "dp-"), d.Name), Kind: repro.KindFigure,
+				ps, err := privacies(d, "", v, NonDP)
+				if err != nil {
+					return err
+				}
+				r := repro.Tested(repro.Claim{Key: fmt.Sprintf("tab4-%s-%s", strings.TrimPrefix(v, "dp-"), d.Name), Kind: repro.KindFigure, Privacy: ps,
 					Where: "Table 4, Fig. 4", Claim: fmt.Sprintf("%s: %s's actor traces are nearly orthogonal to Non-DP's (|cosine| < 0.1; read off Table 4)", d.Label, Label(v)),
 					Paper: paperCos[d.Name][k],
 					Why: fmt.Sprintf("test: |cosine| of e_u with Non-DP's, %s, mean over episodes, 95%% interval below 0.1; the reference pair "+
@@ -515,7 +508,11 @@ func Fig4Claims(out report.Sink, t *Tables) error {
 			} else {
 				diff = welch(wc, wa)
 			}
-			r := repro.Tested(repro.Claim{Key: "tab4-critic-vs-actor-" + d.Name, Kind: repro.KindPaper, Where: "§4.2.2, Table 4",
+			ps, err := privacies(d, "", DPCritic, DPActor)
+			if err != nil {
+				return err
+			}
+			r := repro.Tested(repro.Claim{Key: "tab4-critic-vs-actor-" + d.Name, Kind: repro.KindPaper, Where: "§4.2.2, Table 4", Privacy: ps,
 				Quote: "the cosine similarity of DP-Critic differed considerably from that of DP-Actor with higher similarity values",
 				Claim: d.Label + ": DP-Critic's critic traces are more similar to Non-DP's than DP-Actor's actor traces are (Table 4)",
 				Paper: fmt.Sprintf("%s vs %s", paperCos[d.Name][1], paperCos[d.Name][0]),
@@ -546,7 +543,15 @@ func Fig4Claims(out report.Sink, t *Tables) error {
 			}
 			d2[k] = crossDomain(taxi, mdp, wt, wm, p.caption)
 		}
-		r := repro.Tested(repro.Claim{Key: "tab4-critic-taxi", Kind: repro.KindPaper, Where: "§4.2.2, Table 4",
+		var ps []repro.Privacy
+		for _, d := range doms {
+			p, err := privacies(d, " on "+d.Label, DPCritic)
+			if err != nil {
+				return err
+			}
+			ps = append(ps, p...)
+		}
+		r := repro.Tested(repro.Claim{Key: "tab4-critic-taxi", Kind: repro.KindPaper, Where: "§4.2.2, Table 4", Privacy: ps,
 			Quote: "DP-Critic exhibited lower similarity in the case Taxi-v2 compared with MDP-100",
 			Claim: "DP-Critic's critic traces are less similar to Non-DP's on Taxi than on MDP-100 (Table 4)",
 			Paper: fmt.Sprintf("%s vs %s", paperCos["taxi"][1], paperCos["mdp100"][1]),
@@ -565,6 +570,21 @@ func Fig4Claims(out report.Sink, t *Tables) error {
 	row.Robust = rob
 	repro.Record(out, append(rows, row)...)
 	return nil
+}
+
+// privacies are the privacy entries of conds on d at ε = 10 per step (MethodPrivacy), each named with
+// suffix.
+func privacies(d Domain, suffix string, conds ...string) ([]repro.Privacy, error) {
+	var ps []repro.Privacy
+	for _, c := range conds {
+		p, err := MethodPrivacy(d, c, d.Base.Epsilon)
+		if err != nil {
+			return nil, err
+		}
+		p.Method += suffix
+		ps = append(ps, p)
+	}
+	return ps, nil
 }
 
 // absInterval is the interval of |x| from x's interval.

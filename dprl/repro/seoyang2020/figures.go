@@ -2,6 +2,7 @@ package seoyang2020
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -180,10 +181,15 @@ func Fig4(out report.Sink, t *Tables) error {
 	for _, d := range Domains() {
 		var series []figure.Series
 		var rows [][]string
+		var names []string
+		var sets []*runSet
 		for _, tr := range traceRows(d) {
 			a, err := s.fig2(d, tr.cond)
 			if err != nil {
 				return err
+			}
+			if !slices.Contains(sets, a) {
+				names, sets = append(names, Label(tr.cond)), append(sets, a)
 			}
 			c := a.caption(tr.actor)
 			avg := figure.Smooth([][]float64{c.perEpisode}, 10)[0]
@@ -195,7 +201,8 @@ func Fig4(out report.Sink, t *Tables) error {
 				for r := range without {
 					col[r] = without[r][ep]
 				}
-				ser.Lo[ep], ser.Hi[ep] = Jackknife(avg[ep], col)
+				lo, hi := Jackknife(avg[ep], col)
+				ser.Lo[ep], ser.Hi[ep] = math.Max(lo, -1), math.Min(hi, 1) // a cosine lies in [−1, 1]
 			}
 			series = append(series, ser)
 			paired := a.paired(tr.actor)
@@ -210,6 +217,7 @@ func Fig4(out report.Sink, t *Tables) error {
 		if err := out.Figure(p); err != nil {
 			return err
 		}
+		out.Markdown(divergedNote(names, sets))
 		out.Markdown(fmt.Sprintf("**Table 4 — %s**: cosine between a condition's end-of-episode traces and Non-DP's. Ours as the caption "+
 			"says: the traces of each episode averaged over the %d runs, then the cosine, mean over episodes with its jackknife 95%% "+
 			"interval over the runs, and its variance over episodes; and the paired cosine (each run against the Non-DP run with the "+
@@ -322,7 +330,7 @@ func Fig3(out report.Sink, t *Tables) error {
 					paper = map[bool]string{true: "yes", false: "no"}[slices.Contains(st, eps)]
 				}
 				div := fmt.Sprintf("%d/%d", a.diverged(), len(a.results))
-				rows = append(rows, []string{Label(v), fmt.Sprint(StepEpsilon(v, eps)), ci(f, "%.1f"), fmt.Sprintf("%.0f%%", 100*(m-mRnd)/(m10-mRnd)), paper, div})
+				rows = append(rows, []string{Label(v), fmt.Sprintf("%.3g", StepEpsilon(v, eps)), ci(f, "%.1f"), fmt.Sprintf("%.0f%%", 100*(m-mRnd)/(m10-mRnd)), paper, div})
 				divs = append(divs, fmt.Sprintf("%s at %g: %s", Label(v), eps, div))
 			}
 			series = append(series, figure.Series{Name: Label(v), X: epsilons, Y: y})
@@ -338,8 +346,12 @@ func Fig3(out report.Sink, t *Tables) error {
 			}
 			series = append(series, figure.Series{Name: ref.name, X: epsilons, Y: flat})
 		}
+		xlabel := "ε per step"
+		if s.size.Both {
+			xlabel += " (DP-Both: ε/√2, the same composed ε)"
+		}
 		p, err := figure.Curves(figure.Options{Title: fmt.Sprintf("Fig. 3 — %s: final return vs ε (%d seeds)", d.Label, s.size.Runs),
-			XLabel: "ε per step (DP-Both: at the same composed ε)", YLabel: fmt.Sprintf("mean return, last %d episodes", window), LogX: true,
+			XLabel: xlabel, YLabel: fmt.Sprintf("mean return, last %d episodes", window), LogX: true,
 			LegendBottom: true, Band: figure.BandCI95}, series...)
 		if err != nil {
 			return err
