@@ -433,9 +433,9 @@ func Choose(t *experiment.Table) (map[string]Setting, error) {
 		return nil, err
 	}
 	type acc struct {
-		s        Setting
-		sum      float64
-		n, order int
+		s   Setting
+		sum float64
+		n   int
 	}
 	byKey := map[string][]*acc{}
 	for _, row := range t.Rows {

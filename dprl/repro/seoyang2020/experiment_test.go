@@ -142,11 +142,7 @@ func TestMethodPrivacy(t *testing.T) {
 // episode no run recorded (weights overflowed) is NaN.
 func TestTraceCosines(t *testing.T) {
 	res := func(traces ...[]float64) *actorcritic.Result {
-		r := &actorcritic.Result{}
-		for _, tr := range traces {
-			r.TraceU = append(r.TraceU, tr)
-		}
-		return r
+		return &actorcritic.Result{TraceU: traces}
 	}
 	xs := []*actorcritic.Result{res([]float64{1, 0}), res([]float64{0, 1})}
 	ns := []*actorcritic.Result{res([]float64{1, 0}), res([]float64{1, 0})}
