@@ -288,8 +288,52 @@ func Fig3Claims(out report.Sink, t *Tables) error {
 		}
 		rows = append(rows, r)
 	}
+	if s.size.Both && slices.Contains(s.size.Epsilons, 5) && slices.Contains(s.size.Epsilons, 1) {
+		r, err := s.bothDrop()
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r)
+	}
 	repro.Record(out, rows...)
 	return nil
+}
+
+// bothDrop is the cross-domain row: DP-Both's return drops more from ε = 5 to ε = 1 on Taxi than on
+// MDP-100 (a paper-scale row: DP-Both's Fig. 3 grid).
+func (s *study) bothDrop() (repro.Claim, error) {
+	return robust(measureChoice, measureCuts, func(c cut) (repro.Claim, error) {
+		var drops [2][]float64
+		var ps []repro.Privacy
+		for k, d := range Domains() {
+			f5, _, _, err := s.fig3Scores(d, DPBoth, 5, c)
+			if err != nil {
+				return repro.Claim{}, err
+			}
+			f1, _, _, err := s.fig3Scores(d, DPBoth, 1, c)
+			if err != nil {
+				return repro.Claim{}, err
+			}
+			drops[k] = make([]float64, len(f5))
+			for r := range f5 {
+				drops[k][r] = f5[r] - f1[r]
+			}
+			for _, e := range []float64{5, 1} {
+				p, err := MethodPrivacy(d, DPBoth, e)
+				if err != nil {
+					return repro.Claim{}, err
+				}
+				p.Method += fmt.Sprintf(" on %s, ε = %g", d.Label, e)
+				ps = append(ps, p)
+			}
+		}
+		diff := welch(drops[1], drops[0])
+		return repro.Tested(repro.Claim{Key: "fig3-both-drop-taxi", Kind: repro.KindPaper, Where: "§4.2.1, Fig. 3",
+			Quote: "it demonstrated more significant performance degradation from e = 5 to e = 1 in Taxi-v2 compared with the results corresponding to MDP-100",
+			Claim: "DP-Both loses more from ε = 5 to ε = 1 on Taxi than on MDP-100 (Fig. 3)", Paper: "larger drop on Taxi", Privacy: ps,
+			Why: "test: per-seed drop of DP-Both's return from ε = 5 to ε = 1 (per step of DP-Actor and DP-Critic; DP-Both at ε/√2), Taxi − MDP-100 > 0, " +
+				"Welch 95% interval (raw returns; the domains' scales differ)"}, diff.m, diff.lo, diff.hi, len(drops[0]), "%.1f", 0, true), nil
+	})
 }
 
 // fig3Scores is variant v's per-seed scores at nominal ε on d (Fig. 2's runs at ε = 10) over the window of
@@ -314,11 +358,12 @@ func (s *study) fig3Scores(d Domain, v string, eps float64, c cut) (f, rnd []flo
 // so only the measure is open.
 var measureCuts = []cut{cuts[0], cuts[1]}
 
+// measureChoice names what measureCuts vary.
+const measureChoice = "measure (last-50 return | mean over all episodes)"
+
 // keeps is the row "v keeps almost similar performance down to eps" on d (StableShare).
 func (s *study) keeps(d Domain, v string, eps float64) (repro.Claim, error) {
-	var out repro.Claim
-	rob := &repro.Robustness{Choice: "measure (last-50 return | mean over all episodes)"}
-	for i, c := range measureCuts {
+	return robust(measureChoice, measureCuts, func(c cut) (repro.Claim, error) {
 		f, rnd, div, err := s.fig3Scores(d, v, eps, c)
 		if err != nil {
 			return repro.Claim{}, err
@@ -356,20 +401,13 @@ func (s *study) keeps(d Domain, v string, eps float64) (repro.Claim, error) {
 			row.Why = fmt.Sprintf("uninformative: %s at ε = 10 ≈ random policy; the test alone: %s. %s", Label(v), row.Verdict, row.Why)
 			row.Verdict = repro.Inconclusive
 		}
-		if i == 0 {
-			out = row
-		}
-		rob.Alternatives = append(rob.Alternatives, repro.Alternative{Setting: c.name, Verdict: row.Verdict})
-	}
-	out.Robust = rob
-	return out, nil
+		return row, nil
+	})
 }
 
 // moreStable is the row "DP-Actor degrades less than DP-Critic from ε = 10 to eps" on d.
 func (s *study) moreStable(d Domain, eps float64) (repro.Claim, error) {
-	var out repro.Claim
-	rob := &repro.Robustness{Choice: "measure (last-50 return | mean over all episodes)"}
-	for i, c := range measureCuts {
+	return robust(measureChoice, measureCuts, func(c cut) (repro.Claim, error) {
 		var drop [2][]float64
 		var fActor, rnd []float64
 		var divs []string
@@ -410,13 +448,8 @@ func (s *study) moreStable(d Domain, eps float64) (repro.Claim, error) {
 			Why: fmt.Sprintf("test: per-seed drop of the return from ε = 10 to ε = %g, DP-Critic's − DP-Actor's > 0, Welch 95%% interval; "+
 				"drops: DP-Critic %.1f, DP-Actor %.1f; weights overflowed at ε = %g: %s; the margin is DP-Actor's at ε = %g over the random policy",
 				eps, mc, ma, eps, strings.Join(divs, ", "), eps)}, diff.m, diff.lo, diff.hi, len(drop[0]), "%.1f", 0, true))
-		if i == 0 {
-			out = row
-		}
-		rob.Alternatives = append(rob.Alternatives, repro.Alternative{Setting: c.name, Verdict: row.Verdict})
-	}
-	out.Robust = rob
-	return out, nil
+		return row, nil
+	})
 }
 
 // Fig4Claims records the claims of Fig. 4 and Table 4 from the tables of Data: per domain, DP-Actor's and

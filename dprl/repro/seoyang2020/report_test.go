@@ -272,3 +272,41 @@ func ExamplePrivacy() {
 	// DP-Both, ε = 7.07 per step (published) 7689.6 1677.4
 	// Corrected, ε = 10 per patient 10.0 10.0
 }
+
+// TestDPBothGrid: with DP-Both in Fig. 3's grid (paper scale) it runs at ε/√2 per step, shows in the figure
+// and the privacy table, and its cross-domain drop from ε = 5 to ε = 1 is a claims row.
+func TestDPBothGrid(t *testing.T) {
+	size := tinySize
+	size.Both = true
+	var r report.Recorder
+	tab, err := Data(report.Discard, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Fig3(&r, tab); err != nil {
+		t.Fatal(err)
+	}
+	if err := Fig3Claims(&r, tab); err != nil {
+		t.Fatal(err)
+	}
+	claims := r.ClaimRows()
+	claimtest.Strict(t, claims)
+	if k := claims[len(claims)-1].Key; k != "fig3-both-drop-taxi" {
+		t.Errorf("last Fig. 3 row %q, want fig3-both-drop-taxi", k)
+	}
+	prows, err := Privacy(size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	configs := map[string]bool{}
+	for _, p := range prows {
+		configs[p.Config] = true
+	}
+	for _, it := range r.Items {
+		for _, row := range it.Rows {
+			if row[0] == "DP-Both" && !configs[fmt.Sprintf("DP-Both, ε = %s per step (published)", row[1])] {
+				t.Errorf("Fig. 3 ran DP-Both at %s per step, which the privacy table does not list", row[1])
+			}
+		}
+	}
+}
