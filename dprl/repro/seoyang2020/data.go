@@ -231,7 +231,7 @@ func Data(out report.Sink, size Sizes) (*Tables, error) {
 	return tables, nil
 }
 
-// parallel runs the jobs at the same time and returns the first job's error (in the jobs' order).
+// parallel runs the jobs at the same time and returns their errors, joined in the jobs' order.
 func parallel(jobs ...func() error) error {
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup

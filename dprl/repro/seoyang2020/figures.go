@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dprl-project/dprl/dprl/actorcritic"
@@ -65,8 +66,10 @@ func TuningTable(out report.Sink, t *Tables) error {
 		if cells[k] == nil {
 			cells[k] = &cell{}
 		}
-		var v float64
-		fmt.Sscan(row[cols[5]], &v)
+		v, err := strconv.ParseFloat(row[cols[5]], 64)
+		if err != nil {
+			return fmt.Errorf("seoyang2020: tuning row %v: %w", row, err)
+		}
 		cells[k].scores = append(cells[k].scores, v)
 		if row[cols[6]] == "1" {
 			cells[k].div++
