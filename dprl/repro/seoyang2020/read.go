@@ -25,7 +25,6 @@ type study struct {
 	size   Sizes
 	arms   map[armKey]*runSet
 	chosen map[string]Setting
-	tables *Tables
 }
 
 // read parses t's Runs table (rows of one condition by seed, then episode, as Data writes them) and its
@@ -42,7 +41,7 @@ func read(t *Tables) (*study, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &study{size: t.Size, arms: map[armKey]*runSet{}, chosen: chosen, tables: t}
+	s := &study{size: t.Size, arms: map[armKey]*runSet{}, chosen: chosen}
 	num := func(row []string, c int) float64 {
 		v, e := strconv.ParseFloat(row[cols[c]], 64)
 		if e != nil && err == nil {
