@@ -67,7 +67,7 @@ func TestEnumStrings(t *testing.T) {
 		{policyeval.LSLPaper, "paper/code bound"},
 		{policyeval.LSLSafe, "safe bound"},
 		{policyeval.LSLBound(2), "LSLBound(2)"},
-		{policyeval.AccountingPaper, "without replacement, replace-one, Δ = 2C (paper, WBK Theorem 9)"},
+		{policyeval.AccountingTheorem9, "without replacement, replace-one, Δ = 2C (WBK Theorem 9, conservative bound)"},
 		{policyeval.AccountingPoisson, "Poisson, add/remove, Δ = C (RDP)"},
 		{policyeval.AccountingTight, "without replacement, replace-one, Δ = 2C (WBK Theorem 27)"},
 		{policyeval.AccountingPoissonPLD, "Poisson, add/remove, Δ = C (PLD)"},

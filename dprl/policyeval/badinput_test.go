@@ -34,8 +34,8 @@ func TestBadInputErrors(t *testing.T) {
 			_, err := GPOPE([]FeatureTrajectory{{}}, GPOPEConfig{Clip: 1, Sigma: 1, Step: Constant(1), Src: src})
 			return err
 		},
-		"GPOPESigma NaN":        func() error { _, err := GPOPESigma(AccountingPaper, 10, 10, math.NaN(), 1e-5, 1, nil); return err },
-		"GPOPEEpsilon σ = 0":    func() error { _, err := GPOPEEpsilon(AccountingPaper, 10, 10, 0, 1, 1e-5, nil); return err },
+		"GPOPESigma NaN":        func() error { _, err := GPOPESigma(AccountingTheorem9, 10, 10, math.NaN(), 1e-5, 1, nil); return err },
+		"GPOPEEpsilon σ = 0":    func() error { _, err := GPOPEEpsilon(AccountingTheorem9, 10, 10, 0, 1, 1e-5, nil); return err },
 		"GPOPEEpsilon n = 0":    func() error { _, err := GPOPEEpsilon(AccountingPoisson, 0, 10, 1, 1, 1e-5, nil); return err },
 		"NewEpisodeSignature γ": func() error { _, err := NewEpisodeSignature([][]int{{0}}, [][]float64{{1}}, 1, math.NaN()); return err },
 	} {

@@ -75,9 +75,11 @@
 //
 // GPOPEAccounting chooses the accountant (GPOPEEpsilon, GPOPESigma); each is about one sampling
 // (GPOPEAccounting.Sampling), and a run is private as stated only if it runs that sampling:
-//   - AccountingPaper, the paper's proof: one trajectory of n per step sampled without replacement,
-//     replace-one neighbours, Δ = 2C, Wang, Balle & Kasiviswanathan's Theorem 9 alone (noise multiplier
-//     σ/(2C)), RDP. Theorem 9 has a floor that no noise removes, so small ε can be out of reach.
+//   - AccountingTheorem9, a conservative bound: one trajectory of n per step sampled without replacement,
+//     replace-one neighbours, Δ = 2C, Wang, Balle & Kasiviswanathan's general Theorem 9 (noise multiplier
+//     σ/(2C)), RDP, the theorem Xie et al.'s proof cites, with every term (their Lemma 1 drops the O(q³)
+//     ones, which is not a bound). Theorem 9 has a floor that no noise removes, so small ε can be out of
+//     reach.
 //   - AccountingTight, the same run with their Theorem 27 for the subsampled Gaussian: never above
 //     Theorem 9, no floor. At rate 1/n it also bounds Poisson sampling under replace-one: given the other
 //     trajectories' sum s, the outputs are (1 − q)N(s, σ²) + qN(s + g, σ²) and the same with g′, and by the
@@ -90,7 +92,8 @@
 //     0.1% below the target ε.
 //
 // The paper's own constant c₂ in σ ≥ c₂·C·√(T ln(1/δ))/(nε) is not known, so σ is always computed by the
-// accountant. TuneStep chooses the step size on public data, which costs no privacy.
+// accountant. GPOPESigma finds σ by regula falsi on (log σ, log ε), to within a relative 1e−9 of ε (PLD:
+// 0.1%), never above it. TuneStep chooses the step size on public data, which costs no privacy.
 //
 // # Balle et al.'s chain
 //

@@ -45,11 +45,11 @@ func ExampleDPLSW() {
 }
 
 // The noise GPOPE needs for 100 steps on 100 trajectories at (ε, δ) = (1, 1e−5) with clip bound C = 1: one of
-// n sampled per step under replace-one neighbours (Δ = 2C) by the paper's bound and by the tight one, and
+// n sampled per step under replace-one neighbours (Δ = 2C) by the conservative Theorem 9 bound and by the tight Theorem 27 one, and
 // Poisson sampling with add/remove neighbours (Δ = C) by RDP and by the PLD accountant.
 func ExampleGPOPESigma() {
 	orders := mechanisms.IntegerOrders(2, 64)
-	for _, acc := range []policyeval.GPOPEAccounting{policyeval.AccountingPaper, policyeval.AccountingTight,
+	for _, acc := range []policyeval.GPOPEAccounting{policyeval.AccountingTheorem9, policyeval.AccountingTight,
 		policyeval.AccountingPoisson, policyeval.AccountingPoissonPLD} {
 		s, err := policyeval.GPOPESigma(acc, 100, 100, 1, 1e-5, 1, orders)
 		if err != nil {
@@ -59,7 +59,7 @@ func ExampleGPOPESigma() {
 		fmt.Printf("%s, %v sampling: σ = %.2f\n", acc, acc.Sampling(), s)
 	}
 	// Output:
-	// without replacement, replace-one, Δ = 2C (paper, WBK Theorem 9), one per step sampling: σ = 2.42
+	// without replacement, replace-one, Δ = 2C (WBK Theorem 9, conservative bound), one per step sampling: σ = 2.42
 	// without replacement, replace-one, Δ = 2C (WBK Theorem 27), one per step sampling: σ = 2.42
 	// Poisson, add/remove, Δ = C (RDP), Poisson sampling: σ = 1.10
 	// Poisson, add/remove, Δ = C (PLD), Poisson sampling: σ = 0.90

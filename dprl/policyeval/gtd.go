@@ -72,35 +72,11 @@ type Moments struct {
 
 // SampleMoments estimates the moments from trajectories, weighting every transition equally.
 func SampleMoments(trajs []FeatureTrajectory, gamma float64) (*Moments, error) {
-	d, err := featureDim(trajs)
+	p, err := Prepare(trajs, gamma)
 	if err != nil {
 		return nil, err
 	}
-	A, C := mat.NewDense(d, d, nil), mat.NewDense(d, d, nil)
-	b := make([]float64, d)
-	n := 0
-	for _, tr := range trajs {
-		for t := range tr.R {
-			phi, next := tr.Phi[t], tr.Phi[t+1]
-			for i, pi := range phi {
-				if pi == 0 {
-					continue
-				}
-				b[i] += tr.Rho[t] * tr.R[t] * pi
-				for j := range d {
-					A.Set(i, j, A.At(i, j)+tr.Rho[t]*pi*(phi[j]-gamma*next[j]))
-					C.Set(i, j, C.At(i, j)+pi*phi[j])
-				}
-			}
-			n++
-		}
-	}
-	A.Scale(1/float64(n), A)
-	C.Scale(1/float64(n), C)
-	for i := range b {
-		b[i] /= float64(n)
-	}
-	return &Moments{A: A, B: b, C: C}, nil
+	return p.Moments(), nil
 }
 
 // TabularModel is a finite MDP with known dynamics as ModelMoments reads it; *envs.Model is one.
@@ -219,14 +195,11 @@ func LSTD(trajs []FeatureTrajectory, gamma, ridge float64) ([]float64, error) {
 	if err := check.In("ridge", ridge, param.NonNegative); err != nil {
 		return nil, err
 	}
-	mo, err := SampleMoments(trajs, gamma)
+	p, err := Prepare(trajs, gamma)
 	if err != nil {
 		return nil, err
 	}
-	for i := range mo.B {
-		mo.A.Set(i, i, mo.A.At(i, i)+ridge)
-	}
-	return mo.Solve(), nil
+	return p.LSTD(ridge)
 }
 
 // WISLSTD is Mahmood, van Hasselt & Sutton's (2014) weighted-importance-sampling LSTD(λ) with λ = 0, as in
@@ -237,31 +210,11 @@ func WISLSTD(trajs []FeatureTrajectory, gamma, ridge float64) ([]float64, error)
 	if err := check.In("ridge", ridge, param.NonNegative); err != nil {
 		return nil, err
 	}
-	d, err := featureDim(trajs)
+	p, err := Prepare(trajs, gamma)
 	if err != nil {
 		return nil, err
 	}
-	A := mat.NewDense(d, d, nil)
-	for i := range d {
-		A.Set(i, i, ridge)
-	}
-	b := make([]float64, d)
-	for _, tr := range trajs {
-		for t := range tr.R {
-			phi, next := tr.Phi[t], tr.Phi[t+1]
-			for i, pi := range phi {
-				z := tr.Rho[t] * pi
-				if z == 0 {
-					continue
-				}
-				b[i] += tr.R[t] * z
-				for j := range d {
-					A.Set(i, j, A.At(i, j)+z*(phi[j]-gamma*next[j]))
-				}
-			}
-		}
-	}
-	return (&Moments{A: A, B: b}).Solve(), nil
+	return p.WISLSTD(ridge)
 }
 
 // StepSize gives α_t.
@@ -280,7 +233,7 @@ type GPOPESampling int
 
 const (
 	// SampleOne is Xie et al.'s Algorithm 1: each step draws one trajectory uniformly (independently across
-	// steps) and adds N(0, σ²I) to its clipped gradient. AccountingPaper and AccountingTight account for it.
+	// steps) and adds N(0, σ²I) to its clipped gradient. AccountingTheorem9 and AccountingTight account for it.
 	SampleOne GPOPESampling = iota
 	// SamplePoisson includes every trajectory independently with probability Rate at each step (a Poisson
 	// sample, possibly empty); the step's gradient is the sum of the included clipped gradients plus
@@ -358,87 +311,107 @@ func Gradient(g []float64, tr FeatureTrajectory, gamma float64, theta, w []float
 // replacement across steps), its per-trajectory estimates Â, b̂, Ĉ (averages over its transitions) give the
 // stacked gradient g = [−Âᵀw; Âθ − b̂ + Ĉw], which is clipped to norm C, noised with N(0, σ²I_{2d}) and
 // descended: x ← x − α_t g̃. It returns θ_T (the last iterate). With Sampling = SamplePoisson a step uses the
-// trajectories of a Poisson sample instead: g̃ = (Σ_{i∈B} clip(g_i) + N(0, σ²I_{2d}))/(q·n).
+// trajectories of a Poisson sample instead: g̃ = (Σ_{i∈B} clip(g_i) + N(0, σ²I_{2d}))/(q·n). GPOPE prepares
+// the data (Prepare) and runs Prepared.GPOPE; to run several configurations on the same data, prepare once.
 func GPOPE(trajs []FeatureTrajectory, cfg GPOPEConfig) ([]float64, error) {
 	if len(trajs) == 0 {
 		return nil, check.Missing("trajs", "at least one trajectory")
 	}
-	switch {
-	case cfg.Iterations < 0:
-		return nil, check.AtLeast("Iterations", cfg.Iterations, 0)
-	case !(cfg.Gamma >= 0 && cfg.Gamma <= 1):
-		return nil, check.In("Gamma", cfg.Gamma, param.Probability)
-	case !(cfg.Clip > 0) || math.IsInf(cfg.Clip, 1):
-		return nil, check.In("Clip", cfg.Clip, param.Positive)
-	case cfg.NonPrivate && cfg.Sigma != 0:
-		return nil, check.Errorf("Sigma", cfg.Sigma, "{0} with NonPrivate")
-	case !cfg.NonPrivate && !param.Positive.Contains(cfg.Sigma):
-		return nil, check.Errorf("Sigma", cfg.Sigma, "(0, ∞) (set NonPrivate for the noiseless baseline)")
-	case cfg.Step == nil:
-		return nil, check.Missing("Step", "a step-size schedule")
-	case cfg.Src == nil:
-		return nil, check.Missing("Src", "a rand.Source")
-	case cfg.Sampling != SampleOne && cfg.Sampling != SamplePoisson:
-		return nil, check.Int("Sampling", int(cfg.Sampling), int(SampleOne), int(SamplePoisson))
-	case cfg.Sampling == SampleOne && cfg.Rate != 0:
-		return nil, check.Errorf("Rate", cfg.Rate, "{0} with SampleOne (a rate is for SamplePoisson)")
-	case cfg.Sampling == SamplePoisson && cfg.Rate != 0 && !samplingRate.Contains(cfg.Rate):
-		return nil, check.In("Rate", cfg.Rate, samplingRate)
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
-	d, err := featureDim(trajs)
+	p, err := Prepare(trajs, cfg.Gamma)
 	if err != nil {
 		return nil, err
 	}
+	return p.GPOPE(cfg)
+}
+
+// check validates everything in the configuration but the data.
+func (cfg *GPOPEConfig) check() error {
+	switch {
+	case cfg.Iterations < 0:
+		return check.AtLeast("Iterations", cfg.Iterations, 0)
+	case !(cfg.Gamma >= 0 && cfg.Gamma <= 1):
+		return check.In("Gamma", cfg.Gamma, param.Probability)
+	case !(cfg.Clip > 0) || math.IsInf(cfg.Clip, 1):
+		return check.In("Clip", cfg.Clip, param.Positive)
+	case cfg.NonPrivate && cfg.Sigma != 0:
+		return check.Errorf("Sigma", cfg.Sigma, "{0} with NonPrivate")
+	case !cfg.NonPrivate && !param.Positive.Contains(cfg.Sigma):
+		return check.Errorf("Sigma", cfg.Sigma, "(0, ∞) (set NonPrivate for the noiseless baseline)")
+	case cfg.Step == nil:
+		return check.Missing("Step", "a step-size schedule")
+	case cfg.Src == nil:
+		return check.Missing("Src", "a rand.Source")
+	case cfg.Sampling != SampleOne && cfg.Sampling != SamplePoisson:
+		return check.Int("Sampling", int(cfg.Sampling), int(SampleOne), int(SamplePoisson))
+	case cfg.Sampling == SampleOne && cfg.Rate != 0:
+		return check.Errorf("Rate", cfg.Rate, "{0} with SampleOne (a rate is for SamplePoisson)")
+	case cfg.Sampling == SamplePoisson && cfg.Rate != 0 && !samplingRate.Contains(cfg.Rate):
+		return check.In("Rate", cfg.Rate, samplingRate)
+	}
+	return nil
+}
+
+// GPOPE runs Algorithm 1 (see the function GPOPE) on the prepared data; cfg.Gamma must be the data's
+// discount (Prepared.Gamma). A step draws the trajectory index, then the noise of θ's d coordinates and of
+// w's, from one stream: x ← x − α_t·(clip(g_i(x)) + z) with x = [θ; w].
+func (p *Prepared) GPOPE(cfg GPOPEConfig) ([]float64, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	if cfg.Gamma != p.gamma {
+		return nil, check.Errorf("Gamma", cfg.Gamma, "{%g}: the discount the data were prepared with", p.gamma)
+	}
+	d, n := p.d, len(p.trajs)
 	rng := rand.New(cfg.Src)
-	theta, w := make([]float64, d), make([]float64, d)
+	x := make([]float64, 2*d) // [θ; w]
 	g := make([]float64, 2*d)
 	var sum []float64 // SamplePoisson: the sum of the included clipped gradients
 	q, batch := cfg.Rate, 1.0
 	if cfg.Sampling == SamplePoisson {
 		if q == 0 {
-			q = 1 / float64(len(trajs)) // the expected batch is 1 exactly
+			q = 1 / float64(n) // the expected batch is 1 exactly
 		} else {
-			batch = q * float64(len(trajs))
+			batch = q * float64(n)
 		}
 		sum = make([]float64, 2*d)
 	}
 	for t := range cfg.Iterations {
 		if cfg.Sampling == SampleOne {
-			tr := trajs[rng.IntN(len(trajs))]
-			Gradient(g, tr, cfg.Gamma, theta, w)
+			p.Gradient(g, rng.IntN(n), x)
+			norm := mechanisms.ClipToNorm(g, cfg.Clip) // a non-finite g (overflow) is zeroed: the step is noise only
 			if cfg.Trace != nil {
-				cfg.Trace(t, floats.Norm(g, 2))
+				cfg.Trace(t, norm)
 			}
-			mechanisms.ClipToNorm(g, cfg.Clip) // a non-finite g (overflow) is zeroed: the step is noise only
 		} else {
 			clear(sum)
-			for i := poissonNext(rng, -1, q); i < len(trajs); i = poissonNext(rng, i, q) {
-				Gradient(g, trajs[i], cfg.Gamma, theta, w)
+			for i := poissonNext(rng, -1, q); i < n; i = poissonNext(rng, i, q) {
+				p.Gradient(g, i, x)
+				norm := mechanisms.ClipToNorm(g, cfg.Clip)
 				if cfg.Trace != nil {
-					cfg.Trace(t, floats.Norm(g, 2))
+					cfg.Trace(t, norm)
 				}
-				mechanisms.ClipToNorm(g, cfg.Clip)
 				floats.Add(sum, g)
 			}
 			copy(g, sum)
 		}
-		gt, gw := g[:d], g[d:]
-		a := cfg.Step(t) / batch
 		// The Gaussian mechanism on the clipped g or the clipped sum (one trajectory's part has norm ≤ C:
-		// Δ = 2C replace-one or C add/remove, as GPOPEEpsilon accounts), drawn θ_i, w_i interleaved on the
-		// stream that also samples the trajectories (NonPrivate: σ = 0, the same draws).
-		for i := range d {
-			theta[i] -= a * mechanisms.AddGaussian(gt[i], cfg.Sigma, rng)
-			w[i] -= a * mechanisms.AddGaussian(gw[i], cfg.Sigma, rng)
+		// Δ = 2C replace-one or C add/remove, as GPOPEEpsilon accounts), on the stream that also samples the
+		// trajectories (NonPrivate: σ = 0, the same draws).
+		a := cfg.Step(t) / batch
+		for j := range x {
+			x[j] -= a * mechanisms.AddGaussian(g[j], cfg.Sigma, rng)
 		}
-		if math.IsNaN(theta[0]) || math.IsInf(theta[0], 0) {
+		if math.IsNaN(x[0]) || math.IsInf(x[0], 0) {
 			return nil, fmt.Errorf("policyeval: GPOPE diverged at iteration %d (step size too large)", t)
 		}
 		if cfg.Iterate != nil {
-			cfg.Iterate(t, theta, w)
+			cfg.Iterate(t, x[:d], x[d:])
 		}
 	}
-	return theta, nil
+	return x[:d:d], nil
 }
 
 // poissonNext is the next index after i included by independent coin flips with probability q (a geometric
@@ -502,15 +475,16 @@ func checkFeatureTrajectories(trajs []FeatureTrajectory, d int) error {
 type GPOPEAccounting int
 
 const (
-	// AccountingPaper is the paper's proof: one trajectory of n per step sampled without replacement
+	// AccountingTheorem9 is a conservative bound: one trajectory of n per step sampled without replacement
 	// (SampleOne), replace-one neighbours, sensitivity Δ = 2C; RDP by Wang, Balle & Kasiviswanathan's
-	// Theorem 9 (their general bound, with its noise-independent floor).
-	AccountingPaper GPOPEAccounting = iota
+	// general Theorem 9, which Xie et al.'s proof cites, with all its terms (their Lemma 1 drops the O(q³)
+	// ones). Valid, but it has a noise-independent floor for the Gaussian and is never below AccountingTight.
+	AccountingTheorem9 GPOPEAccounting = iota
 	// AccountingPoisson is the common alternative: Poisson sampling with rate 1/n (SamplePoisson), add/remove
 	// neighbours, sensitivity Δ = C; RDP of the subsampled Gaussian (Mironov et al. 2019).
 	AccountingPoisson
-	// AccountingTight is the same run as AccountingPaper (SampleOne, replace-one, Δ = 2C) with the tightest
-	// bound the library has for it: Wang, Balle & Kasiviswanathan's Theorem 27 for the subsampled Gaussian
+	// AccountingTight is the same run as AccountingTheorem9 (SampleOne, replace-one, Δ = 2C) with the tightest
+	// valid bound the library has for it: Wang, Balle & Kasiviswanathan's Theorem 27 for the subsampled Gaussian
 	// (no floor). It also bounds SamplePoisson at rate 1/n under replace-one: conditioned on the other
 	// trajectories' sum s, the two outputs are (1 − q)N(s, σ²) + qN(s + g, σ²) and the same with g′, and by
 	// the joint convexity of exp((α − 1)D_α) the Rényi divergence is at most that of one step of SampleOne
@@ -525,8 +499,8 @@ const (
 // String describes the accounting, or gives GPOPEAccounting(n) for any other value.
 func (a GPOPEAccounting) String() string {
 	switch a {
-	case AccountingPaper:
-		return "without replacement, replace-one, Δ = 2C (paper, WBK Theorem 9)"
+	case AccountingTheorem9:
+		return "without replacement, replace-one, Δ = 2C (WBK Theorem 9, conservative bound)"
 	case AccountingPoisson:
 		return "Poisson, add/remove, Δ = C (RDP)"
 	case AccountingTight:
@@ -551,7 +525,7 @@ func (a GPOPEAccounting) Sampling() GPOPESampling {
 func GPOPEEpsilon(acc GPOPEAccounting, n, T int, sigma, clip, delta float64, orders []float64) (float64, error) {
 	if err := param.First(check.AtLeast("n", n, 1), check.AtLeast("T", T, 0), check.In("sigma", sigma, param.Positive),
 		check.In("clip", clip, param.Positive), check.In("delta", delta, param.OpenUnit),
-		check.Int("acc", int(acc), int(AccountingPaper), int(AccountingPoissonPLD))); err != nil {
+		check.Int("acc", int(acc), int(AccountingTheorem9), int(AccountingPoissonPLD))); err != nil {
 		return 0, err
 	}
 	if acc == AccountingPoissonPLD {
@@ -570,9 +544,9 @@ func GPOPEEpsilon(acc GPOPEAccounting, n, T int, sigma, clip, delta float64, ord
 	}
 	var ev mechanisms.Event
 	switch acc {
-	case AccountingPaper, AccountingTight:
+	case AccountingTheorem9, AccountingTight:
 		ev = mechanisms.SampledWithoutReplacement{N: n, Batch: 1, Event: mechanisms.GaussianEvent{NoiseMultiplier: sigma / (2 * clip)},
-			GeneralBound: acc == AccountingPaper}
+			GeneralBound: acc == AccountingTheorem9}
 	default:
 		ev = mechanisms.PoissonSampled{Q: 1 / float64(n), Event: mechanisms.GaussianEvent{NoiseMultiplier: sigma / clip}}
 	}
@@ -583,85 +557,102 @@ func GPOPEEpsilon(acc GPOPEAccounting, n, T int, sigma, clip, delta float64, ord
 }
 
 // GPOPESigma is the smallest absolute noise σ for which T steps on n trajectories are (ε, δ)-DP under the
-// chosen accounting. It fails when no σ reaches ε: Wang, Balle & Kasiviswanathan's Theorem 9, which the paper's
-// proof uses, has a noise-independent floor for the Gaussian (its min{2, (e^{ε(∞)} − 1)^j} terms are 2 since
-// ε(∞) = ∞), e.g. ε ≥ 0.22 for n = T = 100 and ε ≥ 0.10 for n = 1000, T = 10⁴ at δ = 1e−5.
+// chosen accounting, to within a relative 1e−9 of ε (the PLD accountant, whose every evaluation composes T
+// distributions: 0.1%), never above it. It fails when no σ ≤ 10⁴·C reaches ε: Wang, Balle &
+// Kasiviswanathan's Theorem 9 (AccountingTheorem9) has a noise-independent floor for the Gaussian (its
+// min{2, (e^{ε(∞)} − 1)^j} terms are 2 since ε(∞) = ∞), e.g. ε ≥ 0.22 for n = T = 100 and ε ≥ 0.10 for
+// n = 1000, T = 10⁴ at δ = 1e−5.
 func GPOPESigma(acc GPOPEAccounting, n, T int, eps, delta, clip float64, orders []float64) (float64, error) {
 	if err := param.First(check.In("epsilon", eps, param.Positive), check.In("clip", clip, param.Positive),
-		check.AtLeast("n", n, 1), check.AtLeast("T", T, 1), check.In("delta", delta, param.OpenUnit)); err != nil {
+		check.AtLeast("n", n, 1), check.AtLeast("T", T, 1), check.In("delta", delta, param.OpenUnit),
+		check.Int("acc", int(acc), int(AccountingTheorem9), int(AccountingPoissonPLD))); err != nil {
 		return 0, err
 	}
-	if acc == AccountingPoissonPLD {
-		return gpopeSigmaPLD(n, T, eps, delta, clip, orders)
-	}
-	return mechanisms.CalibrateNoise(eps, 1e-3*clip, 1e4*clip, func(s float64) (float64, error) {
-		return GPOPEEpsilon(acc, n, T, s, clip, delta, orders)
-	})
-}
-
-// gpopeSigmaPLD calibrates AccountingPoissonPLD (each evaluation composes T runs of the PLD) by regula falsi
-// with the Illinois modification on (log σ, log ε), starting from the RDP calibration: it stops when ε is
-// within 0.1% below the target or the bracket is 0.1% wide, and returns the bracket's upper end, whose ε is
-// at most the target. A noise too small for the accountant's grid counts as above the target.
-func gpopeSigmaPLD(n, T int, eps, delta, clip float64, orders []float64) (float64, error) {
-	// f is log ε(z) − log ε_target: ≤ 0 where z meets the target.
-	f := func(z float64) (float64, error) {
-		e, err := GPOPEEpsilon(AccountingPoissonPLD, n, T, z, 1, delta, nil)
+	epsAt := func(z float64) (float64, error) {
+		e, err := GPOPEEpsilon(acc, n, T, z, 1, delta, orders)
 		var g *mechanisms.GridError
 		if errors.As(err, &g) {
-			return math.Inf(1), nil
+			return math.Inf(1), nil // too little noise for the PLD grid: above any target
 		}
-		return math.Log(e) - math.Log(eps), err
+		return e, err
 	}
-	hi, err := GPOPESigma(AccountingPoisson, n, T, eps, delta, 1, orders)
+	start, tol := 1.0, 1e-9
+	if acc == AccountingPoissonPLD {
+		// The RDP calibration of the same run is an upper bound on the PLD one, and close to it.
+		z, err := GPOPESigma(AccountingPoisson, n, T, eps, delta, 1, orders)
+		if err != nil {
+			return 0, err
+		}
+		start, tol = z, 1e-3
+	}
+	z, err := calibrateLog(epsAt, eps, start, 1e-4, 1e4, tol)
+	if err != nil {
+		return 0, check.Errorf("epsilon", eps, "a target the %s accountant reaches with σ ≤ 1e4·C (n = %d, T = %d): %v", acc, n, T, err)
+	}
+	return z * clip, nil
+}
+
+// calibrateLog returns the smallest z in [lo, hi] with epsAt(z) ≤ target, to within a relative tol of
+// the target from below (or lo when epsAt(lo) ≤ target), for a decreasing epsAt: it brackets the root of
+// f(z) = log epsAt(z) − log target from start by doubling and halving, then runs regula falsi with the
+// Illinois modification on (log z, f), which converges in a few evaluations where ε is close to a power
+// of σ. The z returned always has f(z) ≤ 0: ε at most the target.
+func calibrateLog(epsAt func(z float64) (float64, error), target, start, lo, hi, tol float64) (float64, error) {
+	f := func(z float64) (float64, error) {
+		e, err := epsAt(z)
+		return math.Log(e) - math.Log(target), err
+	}
+	b := math.Min(math.Max(start, lo), hi)
+	fb, err := f(b)
+	for ; err == nil && fb > 0; fb, err = f(b) {
+		if b == hi {
+			return 0, fmt.Errorf("ε = %g at σ/C = %g", target*math.Exp(fb), hi)
+		}
+		b = math.Min(2*b, hi)
+	}
 	if err != nil {
 		return 0, err
 	}
-	fhi, err := f(hi)
-	for ; err == nil && fhi > 0; fhi, err = f(hi) {
-		if hi *= 2; hi > 1e4 {
-			return 0, check.Errorf("epsilon", eps, "a target the PLD accountant reaches with σ ≤ 1e4·C (n = %d, T = %d)", n, T)
+	a := b / 2
+	fa, err := f(a)
+	for ; err == nil && fa <= 0; fa, err = f(a) {
+		if b, fb = a, fa; a == lo {
+			return lo, nil
 		}
+		a = math.Max(a/2, lo)
 	}
 	if err != nil {
 		return 0, err
 	}
-	lo := hi / 2
-	flo, err := f(lo)
-	for ; err == nil && flo <= 0; flo, err = f(lo) {
-		if hi, fhi, lo = lo, flo, lo/2; lo < 1e-4 {
-			return hi * clip, nil
+	// f(a) > 0 ≥ f(b), a < b; stop once ε(b) is within tol below the target or the bracket cannot shrink.
+	// wa and wb are the ends' weights in the interpolation: f there, halved by the Illinois rule when the
+	// same end has stayed twice.
+	wa, wb, side := fa, fb, 0
+	for fb < math.Log1p(-tol) && b/a > 1+1e-13 {
+		mid := math.Sqrt(a * b)
+		if !math.IsInf(wa, 1) {
+			mid = math.Exp((math.Log(a)*wb - math.Log(b)*wa) / (wb - wa))
 		}
-	}
-	if err != nil {
-		return 0, err
-	}
-	side := 0
-	for hi/lo > 1+1e-3 && fhi < math.Log(1-1e-3) {
-		mid := math.Sqrt(lo * hi)
-		if !math.IsInf(flo, 1) {
-			mid = math.Exp((math.Log(lo)*fhi - math.Log(hi)*flo) / (fhi - flo))
-		}
-		if !(mid > lo*(1+1e-5) && mid < hi/(1+1e-5)) {
-			mid = math.Sqrt(lo * hi)
+		if !(mid > a && mid < b) {
+			mid = math.Sqrt(a * b)
 		}
 		fm, err := f(mid)
 		if err != nil {
 			return 0, err
 		}
 		if fm <= 0 {
-			hi, fhi = mid, fm
+			b, fb, wb = mid, fm, fm
 			if side == -1 {
-				flo /= 2
+				wa /= 2
 			}
 			side = -1
 		} else {
-			lo, flo = mid, fm
+			a, wa = mid, fm
 			if side == 1 {
-				fhi /= 2
+				wb /= 2
 			}
 			side = 1
 		}
 	}
-	return hi * clip, nil
+	return b, nil
 }

@@ -80,7 +80,7 @@ func TestGPOPEConverges(t *testing.T) {
 	if e := mo.MSPBE(theta); !(e < start/50) {
 		t.Errorf("GTD2 MSPBE %g from %g", e, start)
 	}
-	sigma, err := GPOPESigma(AccountingPaper, 500, 20000, 1, 1e-5, 1, nil)
+	sigma, err := GPOPESigma(AccountingTheorem9, 500, 20000, 1, 1e-5, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestGPOPESigmaMatchesTheReference(t *testing.T) {
 	// The GPOPE calibration reference (mechanisms package doc, "Reference values"): n = 1000, T = 1000, ε = 1
 	// → σ = 1.726 (integer orders), and ε ≈ 0.18 under the Poisson accountant at that σ.
 	orders := mechanisms.IntegerOrders(2, 256)
-	s, err := GPOPESigma(AccountingPaper, 1000, 1000, 1, 1e-5, 1, orders)
+	s, err := GPOPESigma(AccountingTheorem9, 1000, 1000, 1, 1e-5, 1, orders)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestGPOPEAccountings(t *testing.T) {
 		n, T  int
 		sigma float64
 	}{{1000, 1000, 1.726}, {500, 500, 8.232}, {100, 1000, 6}} {
-		paper, err := GPOPEEpsilon(AccountingPaper, c.n, c.T, c.sigma, 1, 1e-5, orders)
+		paper, err := GPOPEEpsilon(AccountingTheorem9, c.n, c.T, c.sigma, 1, 1e-5, orders)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,7 +251,7 @@ func TestGPOPEAccountings(t *testing.T) {
 	// At σ = 10⁴ Theorem 9 floors at 0.22 (n = T = 100); Theorem 27 is left with the conversion's own
 	// ln(1/δ)/(α − 1) term at the largest order, 256.
 	floor, _ := GPOPEEpsilon(AccountingTight, 100, 100, 1e4, 1, 1e-5, orders)
-	if paper, _ := GPOPEEpsilon(AccountingPaper, 100, 100, 1e4, 1, 1e-5, orders); !(floor < 0.05 && paper > 0.2) {
+	if paper, _ := GPOPEEpsilon(AccountingTheorem9, 100, 100, 1e4, 1, 1e-5, orders); !(floor < 0.05 && paper > 0.2) {
 		t.Errorf("at σ = 10⁴: Theorem 27 ε = %g, Theorem 9 ε = %g", floor, paper)
 	}
 	s, err := GPOPESigma(AccountingPoissonPLD, 1000, 1000, 1, 1e-5, 2, orders)
@@ -263,7 +263,7 @@ func TestGPOPEAccountings(t *testing.T) {
 	if !(e <= 1 && e > 0.99) || !(s < rdp) {
 		t.Errorf("PLD σ = %g (RDP's %g) gives ε = %g, want just below 1", s, rdp, e)
 	}
-	for acc, want := range map[GPOPEAccounting]GPOPESampling{AccountingPaper: SampleOne, AccountingTight: SampleOne,
+	for acc, want := range map[GPOPEAccounting]GPOPESampling{AccountingTheorem9: SampleOne, AccountingTight: SampleOne,
 		AccountingPoisson: SamplePoisson, AccountingPoissonPLD: SamplePoisson} {
 		if acc.Sampling() != want {
 			t.Errorf("%v: sampling %v", acc, acc.Sampling())

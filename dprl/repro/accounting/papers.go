@@ -86,7 +86,7 @@ func XieTable(rows []XieRow) (*experiment.Table, error) {
 		}
 	}
 	for _, r := range rows {
-		s, err := policyeval.GPOPESigma(policyeval.AccountingPaper, r.N, r.T, r.Eps, delta, clip, nil)
+		s, err := policyeval.GPOPESigma(policyeval.AccountingTheorem9, r.N, r.T, r.Eps, delta, clip, nil)
 		if err != nil {
 			return nil, err
 		}

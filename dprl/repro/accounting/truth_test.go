@@ -290,7 +290,7 @@ func TestTruthXie(t *testing.T) {
 		"10000 | 100000 | 0.5 | 2.019 | 9.411 | 0.5 | 0.1116",
 	})
 	for i, r := range XieRows {
-		sigma, err := policyeval.GPOPESigma(policyeval.AccountingPaper, r.N, r.T, r.Eps, 1e-5, 1, nil)
+		sigma, err := policyeval.GPOPESigma(policyeval.AccountingTheorem9, r.N, r.T, r.Eps, 1e-5, 1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -218,7 +218,7 @@ func (s *Setup) estimate(m Method, d *trajectory.Dataset, eps float64, nonPrivat
 		}
 		sigma := 0.0
 		if !nonPrivate {
-			if sigma, err = policyeval.GPOPESigma(policyeval.AccountingPaper, len(ft), s.Steps, eps, s.Delta, s.Clip, nil); err != nil {
+			if sigma, err = policyeval.GPOPESigma(policyeval.AccountingTheorem9, len(ft), s.Steps, eps, s.Delta, s.Clip, nil); err != nil {
 				return nil, err
 			}
 		}

@@ -30,7 +30,7 @@ func gpopeCanary(r float64) policyeval.FeatureTrajectory {
 // adversary knows it).
 func gpopeCase(name string, n, T int, eps float64) audit.Case {
 	const delta, clip, reward, step, gamma = 1e-5, 1.0, 10.0, 0.1, 0.9
-	sigma, err := policyeval.GPOPESigma(policyeval.AccountingPaper, n, T, eps, delta, clip, nil)
+	sigma, err := policyeval.GPOPESigma(policyeval.AccountingTheorem9, n, T, eps, delta, clip, nil)
 	if err != nil {
 		panic(fmt.Sprintf("audit: GPOPE σ for n = %d, T = %d, ε = %g: %v", n, T, eps, err))
 	}

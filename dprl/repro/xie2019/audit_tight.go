@@ -46,7 +46,7 @@ func GPOPETargets() []audit.Target {
 func gpopeLastIterateCase(n, T int, eps float64) audit.Case {
 	c := gpopeCase("GPOPE last iterate", n, T, eps)
 	const delta, clip, step, gamma = 1e-5, 1.0, 0.1, 0.9
-	sigma, _ := policyeval.GPOPESigma(policyeval.AccountingPaper, n, T, eps, delta, clip, nil)
+	sigma, _ := policyeval.GPOPESigma(policyeval.AccountingTheorem9, n, T, eps, delta, clip, nil)
 	data := [2][]policyeval.FeatureTrajectory{}
 	for nb := range 2 {
 		data[nb] = make([]policyeval.FeatureTrajectory, n)
@@ -77,7 +77,7 @@ func gpopeLastIterateCase(n, T int, eps float64) audit.Case {
 // Broken variant: clipping skipped.
 func GPOPEOneRunTargets(eps float64) []audit.Target {
 	const m, T, delta, clip, step, gamma, reward = 200, 2000, 1e-5, 1.0, 0.05, 0.0, oneRunReward
-	sigma, err := policyeval.GPOPESigma(policyeval.AccountingPaper, m, T, eps, delta, clip, nil)
+	sigma, err := policyeval.GPOPESigma(policyeval.AccountingTheorem9, m, T, eps, delta, clip, nil)
 	if err != nil {
 		panic(fmt.Sprintf("xie2019: GPOPE σ for the one-run audit: %v", err))
 	}

@@ -24,7 +24,7 @@
 // gradients can point in opposite directions, so the sensitivity is Δ = 2C and one step has Rényi DP
 // a·Δ²/(2σ²) at order a. The paper's proof amplifies it by sampling one trajectory of n without replacement
 // (q = 1/n) with Wang, Balle & Kasiviswanathan's Theorem 9, composes T steps and converts to (ε, δ); here
-// that is policyeval.AccountingPaper: the RDP accountant with the improved conversion over the integer
+// that is policyeval.AccountingTheorem9: the RDP accountant with the improved conversion over the integer
 // orders 2…256, δ = 1e−5. Every figure is calibrated with it, as the paper was.
 //
 // What each run certifiably spends is accounted separately (Certify, PrivacyRuns, Ledger): under the

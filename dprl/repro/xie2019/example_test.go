@@ -22,7 +22,7 @@ func ExampleProtocol_Config() {
 // for ε = 1) under replace-one, and the Poisson run calibrated for add/remove ε = 1 (σ = 0.641·C), which
 // under replace-one spends far more.
 func ExampleCertify() {
-	one, _ := xie2019.Certify(policyeval.AccountingPaper, 1000, 1000, 1.726)
+	one, _ := xie2019.Certify(policyeval.AccountingTheorem9, 1000, 1000, 1.726)
 	poisson, _ := xie2019.Certify(policyeval.AccountingPoissonPLD, 1000, 1000, 0.641)
 	fmt.Println(one)
 	fmt.Println(poisson)

@@ -30,11 +30,11 @@ const leverN = 1000
 // calibrated for ε = 1 under add/remove neighbours with the PLD accountant: a different neighbouring
 // relation from the paper's, whose replace-one ε the table also shows.
 var levers = []lever{
-	{"paper protocol (C = max, one per step, WBK Thm 9, T = n)", false, policyeval.AccountingPaper, 1, 1},
-	{"C = median public gradient norm", true, policyeval.AccountingPaper, 1, 1},
-	{"T = 10n", false, policyeval.AccountingPaper, 10, 1},
-	{"median C + T = 10n", true, policyeval.AccountingPaper, 10, 1},
-	{"ε = 10", false, policyeval.AccountingPaper, 1, 10},
+	{"paper protocol (C = max, one per step, WBK Thm 9, T = n)", false, policyeval.AccountingTheorem9, 1, 1},
+	{"C = median public gradient norm", true, policyeval.AccountingTheorem9, 1, 1},
+	{"T = 10n", false, policyeval.AccountingTheorem9, 10, 1},
+	{"median C + T = 10n", true, policyeval.AccountingTheorem9, 10, 1},
+	{"ε = 10", false, policyeval.AccountingTheorem9, 1, 10},
 	{"Poisson sampling, add/remove ε = 1 (PLD)", false, policyeval.AccountingPoissonPLD, 1, 1},
 	{"median C + Poisson (add/remove ε = 1) + T = 10n", true, policyeval.AccountingPoissonPLD, 10, 1},
 }

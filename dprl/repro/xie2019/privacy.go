@@ -81,7 +81,7 @@ func PrivacyRuns(quick bool) []PrivacyRun {
 			}
 		}
 	}
-	paper := policyeval.AccountingPaper
+	paper := policyeval.AccountingTheorem9
 	add("Fig. 1(a)", paper, fig1aN, 1, fig1aEps)
 	add("Fig. 1(b)", paper, []int{1000}, 1, fig1bEps)
 	add("Mountain Car (Fig. 2(a), 3)", paper, mcN(quick), 1, mcEps)
@@ -127,7 +127,7 @@ func PrivacyTable(quick bool) ([]string, [][]string, error) {
 // accountingName is a short name of an accounting for tables.
 func accountingName(a policyeval.GPOPEAccounting) string {
 	switch a {
-	case policyeval.AccountingPaper:
+	case policyeval.AccountingTheorem9:
 		return "paper (WBK Thm 9, replace-one)"
 	case policyeval.AccountingTight:
 		return "WBK Thm 27 (replace-one)"
@@ -171,7 +171,7 @@ func PrivacyConstants(out report.Sink) error {
 	c2min, c2max := math.Inf(1), 0.0
 	worst := 0.0
 	for _, r := range referenceSigmas {
-		s, err := policyeval.GPOPESigma(policyeval.AccountingPaper, r.N, r.T, r.Epsilon, Delta, 1, orders)
+		s, err := policyeval.GPOPESigma(policyeval.AccountingTheorem9, r.N, r.T, r.Epsilon, Delta, 1, orders)
 		if err != nil {
 			return err
 		}
@@ -206,7 +206,7 @@ func PrivacyConstants(out report.Sink) error {
 		for i, v := range []struct {
 			acc   policyeval.GPOPEAccounting
 			sigma float64
-		}{{policyeval.AccountingPaper, 2}, {policyeval.AccountingPaper, 1e4}, {policyeval.AccountingTight, 2}, {policyeval.AccountingPoisson, 2}} {
+		}{{policyeval.AccountingTheorem9, 2}, {policyeval.AccountingTheorem9, 1e4}, {policyeval.AccountingTight, 2}, {policyeval.AccountingPoisson, 2}} {
 			e, err := policyeval.GPOPEEpsilon(v.acc, n, int(T), v.sigma, 1, Delta, orders)
 			if err != nil {
 				return err
@@ -230,7 +230,7 @@ func PrivacyConstants(out report.Sink) error {
 	ns := []float64{200, 500, 1000, 2000, 5000, 10000}
 	ys = make([][]float64, 2)
 	for _, nf := range ns {
-		for i, acc := range []policyeval.GPOPEAccounting{policyeval.AccountingPaper, policyeval.AccountingPoisson} {
+		for i, acc := range []policyeval.GPOPEAccounting{policyeval.AccountingTheorem9, policyeval.AccountingPoisson} {
 			s, err := policyeval.GPOPESigma(acc, int(nf), int(nf), 1, Delta, 1, orders)
 			if err != nil {
 				return err
@@ -246,11 +246,11 @@ func PrivacyConstants(out report.Sink) error {
 	if err := out.Figure(p); err != nil {
 		return err
 	}
-	floor100, err := policyeval.GPOPEEpsilon(policyeval.AccountingPaper, 100, 100, 1e4, 1, Delta, orders)
+	floor100, err := policyeval.GPOPEEpsilon(policyeval.AccountingTheorem9, 100, 100, 1e4, 1, Delta, orders)
 	if err != nil {
 		return err
 	}
-	floor1k, err := policyeval.GPOPEEpsilon(policyeval.AccountingPaper, 1000, 10000, 1e4, 1, Delta, orders)
+	floor1k, err := policyeval.GPOPEEpsilon(policyeval.AccountingTheorem9, 1000, 10000, 1e4, 1, Delta, orders)
 	if err != nil {
 		return err
 	}

@@ -125,7 +125,7 @@ func TestPrivacyLedger(t *testing.T) {
 				t.Fatal(err)
 			}
 			switch runs[i].Accounting {
-			case policyeval.AccountingPaper, policyeval.AccountingTight:
+			case policyeval.AccountingTheorem9, policyeval.AccountingTight:
 				if !(p.ReplaceOne <= runs[i].Epsilon*(1+1e-9)) || !math.IsNaN(p.AddRemove) || r[1] != "one per step" {
 					t.Errorf("%+v: %v, sampling %s", runs[i], p, r[1])
 				}

@@ -37,8 +37,8 @@ type snrRow struct {
 // whySNR are the rows of the signal-and-noise table: the paper's σ at T = n and 10n, and Theorem 27's at
 // T = n² (where Theorem 9 cannot reach small ε for small n).
 var whySNR = []snrRow{
-	{policyeval.AccountingPaper, "T = n (paper's σ)", func(n int) int { return n }},
-	{policyeval.AccountingPaper, "T = 10n (paper's σ)", func(n int) int { return 10 * n }},
+	{policyeval.AccountingTheorem9, "T = n (paper's σ)", func(n int) int { return n }},
+	{policyeval.AccountingTheorem9, "T = 10n (paper's σ)", func(n int) int { return 10 * n }},
 	{policyeval.AccountingTight, "T = n² (σ by WBK Thm 27)", func(n int) int { return n * n }},
 }
 
