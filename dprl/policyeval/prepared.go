@@ -1,6 +1,8 @@
 package policyeval
 
 import (
+	"slices"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -51,28 +53,43 @@ func Prepare(trajs []FeatureTrajectory, gamma float64) (*Prepared, error) {
 	}
 	p := &Prepared{d: d, gamma: gamma, trajs: make([]preparedTraj, len(trajs))}
 	m := make([]float64, 2*d*d)
-	delta := make([]float64, d)
+	var phi, rhs []float64 // the transitions' Φ (H × d) and [ρ(Φ − γΦ′) | Φ]/H (H × 2d), row by row
 	for i, tr := range trajs {
-		clear(m)
+		h := len(tr.R)
 		b := make([]float64, d)
-		h := float64(len(tr.R))
-		for k := range tr.R {
-			phi, next := tr.Phi[k], tr.Phi[k+1]
-			for j := range delta {
-				delta[j] = phi[j] - gamma*next[j]
-			}
-			rho := tr.Rho[k] / h
-			for r, v := range phi {
+		phi, rhs = slices.Grow(phi[:0], h*d)[:h*d], slices.Grow(rhs[:0], 2*h*d)[:2*h*d]
+		sparse := 0
+		for k := range h {
+			cur, next := tr.Phi[k], tr.Phi[k+1]
+			copy(phi[k*d:], cur)
+			rho := tr.Rho[k] / float64(h)
+			row := rhs[2*k*d : 2*(k+1)*d]
+			for j, v := range cur {
+				row[j] = rho * (v - gamma*next[j])
+				row[d+j] = v / float64(h)
 				if v == 0 {
-					continue
+					sparse++
 				}
-				row := m[2*d*r : 2*d*(r+1)]
-				floats.AddScaled(row[:d], rho*v, delta)
-				floats.AddScaled(row[d:], v/h, phi)
-				b[r] += rho * tr.R[k] * v
 			}
+			floats.AddScaled(b, rho*tr.R[k], cur)
 		}
-		p.trajs[i] = compact(m, b, d, len(tr.R))
+		if float64(sparse) > (1-sparseShare)*float64(h*d) {
+			// Mostly zero features (tabular, aggregated): only the non-zero entries of each row add up.
+			clear(m)
+			for k := range h {
+				row := rhs[2*k*d : 2*(k+1)*d]
+				for r, v := range phi[k*d : (k+1)*d] {
+					if v != 0 {
+						floats.AddScaled(m[2*d*r:2*d*(r+1)], v, row)
+					}
+				}
+			}
+		} else {
+			// M = Φᵀ[ρ(Φ − γΦ′) | Φ]/H in one matrix product.
+			blas64.Gemm(blas.Trans, blas.NoTrans, 1, blas64.General{Rows: h, Cols: d, Stride: d, Data: phi},
+				blas64.General{Rows: h, Cols: 2 * d, Stride: 2 * d, Data: rhs}, 0, blas64.General{Rows: d, Cols: 2 * d, Stride: 2 * d, Data: m})
+		}
+		p.trajs[i] = compact(m, b, d, h)
 	}
 	return p, nil
 }
