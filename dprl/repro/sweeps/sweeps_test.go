@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -87,19 +88,20 @@ func TestXieMSPBE(t *testing.T) {
 	p := sweep.Params{"domain": "chain", "n": []any{int64(60)}, "epsilons": []any{1.0}, "steps": []any{0.01, 0.1}, "tune_runs": int64(1)}
 	rows := runTask(t, "xie2019/mspbe", p, 5)
 	d, _ := xie2019.Chain()
-	cfg := xie2019.Config{N: []int{60}, Epsilons: []float64{1}, Delta: 1e-5, Trials: 1, Seed: 2019, Steps: []float64{0.01, 0.1}, TuneRuns: 1, LSWDelta: 0.1, LSLC: 100}
+	cfg := xie2019.FullSizeConfig([]int{60}, []float64{1})
+	cfg.Steps, cfg.TuneRuns = []float64{0.01, 0.1}, 1
 	tu, err := xie2019.Tune(d, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Seed = 5
 	want, _ := xie2019.Experiment(d, cfg, tu, nil)
-	if len(rows) != len(want) || rows[0][0] != want[0].Method || rows[len(rows)-1][6] != strconv.FormatFloat(want[len(want)-1].MSPBE, 'g', -1, 64) {
+	if !reflect.DeepEqual(rows, xie2019.SweepRows(d.Info(), want)) {
 		t.Errorf("rows %v, want %+v", rows, want)
 	}
 	for _, r := range rows {
-		if r[7] != strconv.FormatFloat(d.Clip, 'g', -1, 64) || r[8] != strconv.FormatFloat(d.MeanReward, 'g', -1, 64) || r[9] != "0" {
-			t.Fatalf("domain columns %v: C = %v, r̄ = %v, exact moments", r[7:], d.Clip, d.MeanReward)
+		if r[10] != strconv.FormatFloat(d.Clip, 'g', -1, 64) || r[11] != strconv.FormatFloat(d.MeanReward, 'g', -1, 64) || r[12] != "0" {
+			t.Fatalf("domain columns %v: C = %v, r̄ = %v, exact moments", r[10:], d.Clip, d.MeanReward)
 		}
 	}
 }
@@ -115,7 +117,7 @@ func TestXieDefaultsAreTheNotebooks(t *testing.T) {
 	want := xie2019.DefaultProtocol().Config([]int{500, 1000}, []float64{0.1, 1})
 	got := x.cfg
 	if !slices.Equal(got.Steps, want.Steps) || got.TuneRuns != want.TuneRuns || got.Seed != want.Seed || got.Delta != want.Delta ||
-		got.LSWDelta != want.LSWDelta || got.LSLC != want.LSLC || got.Iterations(500) != want.Iterations(500) || got.Accounting != want.Accounting ||
+		got.BalleDelta != want.BalleDelta || got.LSLC != want.LSLC || got.Iterations(500) != want.Iterations(500) || got.Accounting != want.Accounting ||
 		!slices.Equal(got.N, want.N) || !slices.Equal(got.Epsilons, want.Epsilons) || got.Trials != 1 {
 		t.Errorf("task config %+v\nnotebook's %+v", got, want)
 	}
@@ -276,12 +278,12 @@ func TestReaders(t *testing.T) {
 		t.Errorf("Where on a missing column: %v", err)
 	}
 	xt := plan(`{"name": "x", "experiment": "xie2019/mspbe", "params": {"domain": "chain", "n": [60], "epsilons": [1], "steps": [0.01, 0.1], "tune_runs": 1}, "seeds": [9, 4], "shard_size": 1}`)
-	xr, err := xie2019.RowsFromSweep(xt)
-	if err != nil || len(xr) != len(xt.Rows) || xr[0].Trial != 1 || xr[len(xr)-1].Trial != 0 {
+	xr, dom, err := xie2019.RowsFromSweep(xt, "chain")
+	if err != nil || len(xr) != len(xt.Rows) || xr[0].Trial != 1 || xr[len(xr)-1].Trial != 0 || xr[0].Seed != 9 {
 		t.Fatalf("RowsFromSweep: %v", err)
 	}
-	if dom, err := xie2019.DomainFromSweep(xt); err != nil || dom.Clip != 1 || dom.MomentTransitions != 0 || !(dom.MeanReward > 0) {
-		t.Errorf("DomainFromSweep: %+v %v", dom, err)
+	if dom.Name != "chain" || dom.Clip != 1 || dom.MomentTransitions != 0 || !(dom.MeanReward > 0) {
+		t.Errorf("RowsFromSweep's domain: %+v", dom)
 	}
 	if c := xie2019.Curve(xr, xie2019.MethodGPOPE, 1, []float64{60}, func(r xie2019.Row) float64 { return float64(r.N) }); len(c) != 2 {
 		t.Errorf("Curve over the read rows: %v", c)

@@ -3,7 +3,6 @@ package sweeps
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/dprl/repro/xie2019"
@@ -22,7 +21,7 @@ type xieConfig struct {
 
 func xieParams(p sweep.Params) (*xieConfig, error) {
 	if err := p.Known("domain", "n", "epsilons", "delta", "tune_runs", "tune_seed", "steps", "moment_trajs", "pool", "public",
-		"lsw_delta", "lsl_c", "iterations_per_trajectory"); err != nil {
+		"balle_delta", "lsl_c", "iterations_per_trajectory"); err != nil {
 		return nil, err
 	}
 	var x xieConfig
@@ -59,9 +58,10 @@ func xieParams(p sweep.Params) (*xieConfig, error) {
 	if c.IterationsPerTrajectory, err = p.Float("iterations_per_trajectory", def.IterationsPerTrajectory, param.Positive); err != nil {
 		return nil, err
 	}
-	if c.LSWDelta, err = p.Float("lsw_delta", def.LSWDelta, param.OpenUnit); err != nil {
+	if c.BalleDelta, err = p.Float("balle_delta", def.BalleDelta, param.Interval{Lo: 0, Hi: 1, LoClosed: true}); err != nil {
 		return nil, err
 	}
+	c.Accounting = def.Accounting
 	if c.LSLC, err = p.Float("lsl_c", def.LSLC, param.Positive); err != nil {
 		return nil, err
 	}
@@ -115,14 +115,14 @@ func (x *xieConfig) build() (*xie2019.Domain, error) {
 // as Config.Seed, after the public step-size tuning (xie2019.Tune with tune_seed, the same for every task and
 // cached). Params: domain (chain, mountaincar, mountaincar-off, hiv), n and epsilons (lists), delta (1e−5),
 // tune_runs (3), tune_seed (2019), steps (XieStepGrid), moment_trajs (Mountain Car, 1000), pool and public
-// (HIV, 1200 and 600), lsw_delta (0.1), lsl_c (100), iterations_per_trajectory (1); the defaults are
-// xie2019.FullSizeConfig's, notebook 03's protocol at full size, so the tuning is the notebook's. Rows:
-// xie2019.Table's columns without trial (the seed column identifies the trial), then the domain's clip bound
-// C, mean reward r̄ and moments' transitions (the same on every row; xie2019.DomainFromSweep), which the
-// figures show beside the estimates.
+// (HIV, 1200 and 600), balle_delta (0.1: the baselines' second δ; 0: not run), lsl_c (100),
+// iterations_per_trajectory (1); the defaults are xie2019.FullSizeConfig's, notebook 03's protocol at full
+// size (σ by Theorem 27, every compared method at delta), so the tuning is the notebook's. Rows:
+// xie2019.SweepColumns (the seed column identifies the trial), the domain's clip bound C, mean reward r̄ and
+// moments' transitions on every row (xie2019.RowsFromSweep), which the figures show beside the estimates.
 var XieMSPBE = sweep.Func{
-	Cols: []string{"method", "n", "epsilon", "step", "sigma", "clipped_share", "mspbe", "clip", "mean_reward", "moment_transitions"},
-	Doc:  "Xie et al. 2019 MSPBE vs n: one trial per seed (GPOPE at the publicly tuned step, 10× and 0.1×, LSTD/WIS-LSTD, DP-LSW, DP-LSL, θ = 0)",
+	Cols: xie2019.SweepColumns,
+	Doc:  "Xie et al. 2019 MSPBE vs n: one trial per seed (GPOPE with each schedule at its publicly tuned step, the public choice at 10× and 0.1×, LSTD/WIS-LSTD, GTD2, DP-LSW, DP-LSL, θ = 0)",
 	Check: func(p sweep.Params) error {
 		_, err := xieParams(p)
 		return err
@@ -137,7 +137,7 @@ var XieMSPBE = sweep.Func{
 			return nil, err
 		}
 		c := x.cfg
-		key := fmt.Sprintf("%s|%v|%v|%v|%d|%d|%v|%v", x.domainKey(), c.N, c.Epsilons, c.Delta, c.TuneRuns, c.Seed, c.Steps, c.IterationsPerTrajectory)
+		key := fmt.Sprintf("%s|%v|%v|%v|%d|%d|%v|%v|%v", x.domainKey(), c.N, c.Epsilons, c.Delta, c.TuneRuns, c.Seed, c.Steps, c.IterationsPerTrajectory, c.Accounting)
 		tu, err := xieTunings.get(key, func() ([]xie2019.Tuning, error) { return xie2019.Tune(d, c, nil) })
 		if err != nil {
 			return nil, err
@@ -147,14 +147,7 @@ var XieMSPBE = sweep.Func{
 		if err != nil {
 			return nil, err
 		}
-		t := xie2019.Table(rows)
-		trial := slices.Index(t.Columns, "trial")
-		out := make([][]string, len(t.Rows))
-		domain := []string{sweep.FormatValue(d.Clip), sweep.FormatValue(d.MeanReward), strconv.Itoa(d.MomentTransitions)}
-		for i, r := range t.Rows {
-			out[i] = append(slices.Delete(slices.Clone(r), trial, trial+1), domain...)
-		}
-		return out, nil
+		return xie2019.SweepRows(d.Info(), rows), nil
 	},
 }
 

@@ -22,11 +22,11 @@ func TestSaddlePoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ft, err := d.Draw(300, rand.NewPCG(1, 1))
+	s, err := d.Draw(300, rand.NewPCG(1, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mo, _ := policyeval.SampleMoments(ft, d.Gamma)
+	mo := s.Data.Moments()
 	// Regularise C's unvisited diagonal (the absorbing state) so that w* exists.
 	for i := range 40 {
 		if mo.C.At(i, i) == 0 {
@@ -56,22 +56,25 @@ func TestSaddlePoint(t *testing.T) {
 }
 
 // TestGradientIsTheSaddleGradient: a trajectory's stacked gradient is [∇_θ L̂; −∇_w L̂] for the Lagrangian of
-// that trajectory's own moments, checked by central differences.
+// that trajectory's own moments, checked by central differences, on the transitions (policyeval.Gradient)
+// and on the prepared moments (Prepared.Gradient).
 func TestGradientIsTheSaddleGradient(t *testing.T) {
 	d, err := MountainCar(true, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, ft, _ := d.Draw(3, rand.NewPCG(3, 3))
-	mo, _ := policyeval.SampleMoments(ft[:1], d.Gamma)
+	s, _ := d.Draw(3, rand.NewPCG(3, 3))
+	one := s.Data.Subset([]int{0})
+	mo := one.Moments()
 	dim := d.Dim()
 	rng := rand.New(rand.NewPCG(4, 4))
-	theta, w := make([]float64, dim), make([]float64, dim)
-	for i := range dim {
-		theta[i], w[i] = rng.NormFloat64(), rng.NormFloat64()
+	x := make([]float64, 2*dim)
+	for i := range x {
+		x[i] = rng.NormFloat64()
 	}
+	theta, w := x[:dim], x[dim:]
 	g := make([]float64, 2*dim)
-	policyeval.Gradient(g, ft[0], d.Gamma, theta, w)
+	one.Gradient(g, 0, x)
 	const h = 1e-6
 	for i := range dim {
 		for k, x := range [][]float64{theta, w} {
@@ -94,12 +97,13 @@ func TestGradientIsTheSaddleGradient(t *testing.T) {
 
 func smallConfig() Config {
 	return Config{N: []int{500, 1000}, Epsilons: []float64{1}, Delta: 1e-5, Trials: 3, Seed: 7,
-		Steps: []float64{1e-3, 1e-2, 0.1}, TuneRuns: 2, LSWDelta: 0.1, LSLC: 100}
+		Steps: []float64{1e-3, 1e-2, 0.1}, TuneRuns: 2, Accounting: Calibration, BalleDelta: 0.1, LSLC: 100}
 }
 
-// TestXieExperimentChain: the rows cover every method, n and trial; the public clip bound holds on the public
-// sample; non-private LSTD beats the trivial θ = 0 by orders of magnitude; DP-LSW's noise matches its own
-// release; and the results are the same bit for bit with one worker or two.
+// TestXieExperimentChain: the tuning picks each schedule's best grid step and the schedule with the lower
+// public MSPBE; the rows cover every method, n and trial (the public choice a copy of its schedule's run,
+// the baselines at both δ); the public clip bound holds on a fresh sample; non-private LSTD beats θ = 0 by
+// orders of magnitude; and the results are the same bit for bit with one worker or two.
 func TestXieExperimentChain(t *testing.T) {
 	d, err := Chain()
 	if err != nil {
@@ -110,12 +114,17 @@ func TestXieExperimentChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tu) != 2 || tu[0].N != 500 || len(tu[0].MSPBE) != 3 || !(tu[0].Sigma > 0) {
+	if len(tu) != 2 || tu[0].N != 500 || len(tu[0].MSPBE[Constant]) != 3 || !(tu[0].Sigma > 0) {
 		t.Fatalf("tuning %+v", tu)
 	}
 	for _, x := range tu {
-		if i := floats.MinIdx(x.MSPBE); cfg.Steps[i] != x.Best {
-			t.Errorf("n = %d: best step %g is not the grid's minimum %g", x.N, x.Best, cfg.Steps[i])
+		for _, sc := range Schedules {
+			if i := floats.MinIdx(x.MSPBE[sc]); cfg.Steps[i] != x.Best[sc] {
+				t.Errorf("n = %d, %v: best step %g is not the grid's minimum %g", x.N, sc, x.Best[sc], cfg.Steps[i])
+			}
+		}
+		if low := func(sc Schedule) float64 { return floats.Min(x.MSPBE[sc]) }; (low(Diminishing) < low(Constant)) != (x.Choice == Diminishing) {
+			t.Errorf("n = %d: choice %v", x.N, x.Choice)
 		}
 	}
 	cfg.Workers = 1
@@ -128,30 +137,41 @@ func TestXieExperimentChain(t *testing.T) {
 	if !reflect.DeepEqual(rows, rows2) {
 		t.Fatal("rows differ between 1 and 2 workers")
 	}
-	// per (n, trial): θ = 0, LSTD, GTD2, three GPOPE runs, DP-LSW, two DP-LSL
-	if want := 2 * 3 * 9; len(rows) != want {
+	// per (n, trial): θ = 0, LSTD, GTD2, two schedules, the public choice, 10× and 0.1×, and at each of two δ
+	// DP-LSW and two DP-LSL
+	if want := 2 * 3 * 14; len(rows) != want {
 		t.Fatalf("%d rows, want %d", len(rows), want)
 	}
-	// GTD2 runs at its own publicly tuned step, with ε = 0 (non-private) and no noise.
 	for _, r := range rows {
-		if r.Method == MethodGTD2 && (r.Epsilon != 0 || r.Sigma != 0 || r.Step != tu[0].GTD2Best && r.Step != tu[1].GTD2Best) {
-			t.Errorf("GTD2 row %+v", r)
+		switch r.Method {
+		case MethodGTD2: // its own publicly tuned constant step, non-private, no noise
+			if r.Epsilon != 0 || r.Sigma != 0 || r.Step != tu[0].GTD2Best && r.Step != tu[1].GTD2Best || r.Schedule != "constant" {
+				t.Errorf("GTD2 row %+v", r)
+			}
+		case MethodGPOPE:
+			tn := tu[0]
+			if r.N == 1000 {
+				tn = tu[1]
+			}
+			twin := rows[slices.IndexFunc(rows, func(x Row) bool { return x.Method == tn.Choice.method() && x.N == r.N && x.Trial == r.Trial })]
+			twin.Method = MethodGPOPE
+			if r != twin || r.Step != tn.Best[tn.Choice] || r.Sigma != tn.Sigma || r.Delta != 1e-5 || r.T != r.N {
+				t.Errorf("public choice %+v, its schedule's run %+v", r, twin)
+			}
+		case MethodGPOPE10x:
+			if r.N == 500 && r.Step != 10*tu[0].Best[tu[0].Choice] {
+				t.Errorf("10× row has step %g, tuned %g", r.Step, tu[0].Best[tu[0].Choice])
+			}
+		case MethodDPLSW:
+			if !(r.Sigma > 0) || r.Delta != 1e-5 && r.Delta != 0.1 {
+				t.Errorf("DP-LSW row %+v", r)
+			}
+		}
+		if r.Seed != 7 || r.Stream != uint64(r.Trial) {
+			t.Errorf("row %+v: stream", r)
 		}
 	}
-	// TunedOnly keeps the other rows' values: the same GPOPE (tuned) and LSTD rows, nothing else but θ = 0.
-	cfg.TunedOnly = true
-	tuned, err := Experiment(d, cfg, tu, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keep := slices.DeleteFunc(slices.Clone(rows), func(r Row) bool {
-		return r.Method != MethodGPOPE && r.Method != MethodLSTD && r.Method != MethodZero
-	})
-	if !reflect.DeepEqual(tuned, keep) {
-		t.Errorf("TunedOnly rows differ from the full run's:\n%+v\n%+v", tuned, keep)
-	}
 	ns := []float64{500, 1000}
-	byN := func(r Row) float64 { return float64(r.N) }
 	zero := Curve(rows, MethodZero, 1, ns, byN)
 	lstd := Curve(rows, MethodLSTD, 1, ns, byN)
 	for tr := range 3 {
@@ -161,30 +181,15 @@ func TestXieExperimentChain(t *testing.T) {
 			}
 		}
 	}
-	for _, r := range rows {
-		if r.Method == MethodGPOPE && (r.Sigma != tu[0].Sigma && r.Sigma != tu[1].Sigma || r.ClippedShare < 0 || r.ClippedShare > 1) {
-			t.Errorf("GPOPE row %+v", r)
-		}
-		if r.Method == MethodGPOPE10x && r.N == 500 && r.Step != 10*tu[0].Best {
-			t.Errorf("10× row has step %g, tuned %g", r.Step, tu[0].Best)
-		}
-		if r.Method == MethodDPLSW && !(r.Sigma > 0 && r.MSPBE > zero[0][0]) {
-			t.Errorf("DP-LSW row %+v", r)
-		}
+	// The clip bound covers a fresh public sample's gradients at θ = w = 0.
+	pub, _ := d.Draw(200, rand.NewPCG(5, 5))
+	if over := slices.IndexFunc(GradientNorms(pub.Data, make([]float64, 80)), func(g float64) bool { return g > d.Clip }); over >= 0 {
+		t.Errorf("fresh public gradient %d at 0 exceeds C = %g", over, d.Clip)
 	}
-	// The clip bound covers the public sample's gradients at θ = w = 0.
-	_, pub, _ := d.Draw(200, rand.NewPCG(5, 5))
-	g := make([]float64, 80)
-	zeroVec := make([]float64, 40)
-	over := 0
-	for _, tr := range pub {
-		policyeval.Gradient(g, tr, d.Gamma, zeroVec, zeroVec)
-		if floats.Norm(g, 2) > d.Clip {
-			over++
-		}
-	}
-	if over > 0 {
-		t.Errorf("%d of 200 fresh public gradients at 0 exceed C = %g", over, d.Clip)
+	// The table round-trips.
+	back, info, err := ReadTable(Table(d.Info(), rows), "chain")
+	if err != nil || info != d.Info() || !reflect.DeepEqual(back, rows) {
+		t.Errorf("ReadTable(Table(rows)): %v, %+v", err, info)
 	}
 }
 
@@ -199,8 +204,7 @@ func TestXieStepSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := []float64{0.3, 1000}
-	byStep := func(r Row) float64 { return r.Step }
-	noisy := Curve(rows, MethodGPOPEAtStep, 1, steps, byStep)
+	noisy := curve(rows, sel{method: MethodGPOPEAtStep, eps: 1, schedule: "constant"}, steps, byStep)
 	clean := Curve(rows, MethodGTD2AtStep, 1, steps, byStep)
 	for tr := range 3 {
 		if !(clean[tr][0] < noisy[tr][0]) {
@@ -222,7 +226,9 @@ func TestXieConfigErrors(t *testing.T) {
 		{func(c *Config) { c.Delta = 1 }, "Delta = 1 is outside the allowed range (0, 1)"},
 		{func(c *Config) { c.Trials = 0 }, "Trials = 0"},
 		{func(c *Config) { c.Steps = nil }, "step grid"},
-		{func(c *Config) { c.N = []int{100}; c.Epsilons = []float64{0.1} }, "n = 100, T = 100, ε = 0.1"},
+		{func(c *Config) {
+			c.N, c.Epsilons, c.Accounting = []int{100}, []float64{0.1}, policyeval.AccountingTheorem9
+		}, "n = 100, T = 100, ε = 0.1"}, // below Theorem 9's floor
 	} {
 		cfg := smallConfig()
 		c.mod(&cfg)
@@ -231,14 +237,14 @@ func TestXieConfigErrors(t *testing.T) {
 			t.Errorf("got %v, want an error containing %q", err, c.want)
 		}
 	}
-	if _, _, err := d.Draw(0, rand.NewPCG(1, 1)); err == nil || !strings.Contains(err.Error(), "n = 0") {
+	if _, err := d.Draw(0, rand.NewPCG(1, 1)); err == nil || !strings.Contains(err.Error(), "n = 0") {
 		t.Errorf("Draw(0): %v", err)
 	}
 	if _, err := policyeval.GPOPE(nil, policyeval.GPOPEConfig{}); err == nil {
 		t.Error("GPOPE on an empty dataset")
 	}
-	_, ft, _ := d.Draw(5, rand.NewPCG(1, 1))
-	if _, err := policyeval.GPOPE(ft, policyeval.GPOPEConfig{Gamma: 0.9, Iterations: 1, Clip: math.NaN(), Step: policyeval.Constant(1), Src: rand.NewPCG(1, 1)}); err == nil || !strings.Contains(err.Error(), "Clip = NaN") {
+	s, _ := d.Draw(5, rand.NewPCG(1, 1))
+	if _, err := s.Data.GPOPE(policyeval.GPOPEConfig{Gamma: d.Gamma, Iterations: 1, Clip: math.NaN(), Step: policyeval.Constant(1), Src: rand.NewPCG(1, 1)}); err == nil || !strings.Contains(err.Error(), "Clip = NaN") {
 		t.Errorf("NaN clip: %v", err)
 	}
 }
@@ -253,22 +259,22 @@ func TestXieHIV(t *testing.T) {
 	if d.Dim() != 64 || !d.OffPolicy || !(d.MeanReward > 0) || d.MomentTransitions != 30*200 {
 		t.Fatalf("domain %+v", d)
 	}
-	raw, ft, err := d.Draw(30, rand.NewPCG(1, 1))
+	s, err := d.Draw(30, rand.NewPCG(1, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[*trajectory.Step]bool{}
-	for _, tr := range raw {
+	for _, tr := range s.Raw {
 		p := &tr.Steps[0]
 		if seen[p] {
 			t.Fatal("a pool trajectory was drawn twice")
 		}
 		seen[p] = true
 	}
-	if _, _, err := d.Draw(31, rand.NewPCG(1, 1)); err == nil || !strings.Contains(err.Error(), "[1, 30]") {
+	if _, err := d.Draw(31, rand.NewPCG(1, 1)); err == nil || !strings.Contains(err.Error(), "[1, 30]") {
 		t.Errorf("overdraw: %v", err)
 	}
-	th, _ := policyeval.WISLSTD(ft, d.Gamma, 1e-6)
+	th, _ := s.Data.WISLSTD(1e-6)
 	if z := d.True.MSPBE(make([]float64, 64)); !(d.True.MSPBE(th) < z/2) {
 		t.Errorf("WIS-LSTD %g vs θ = 0 %g", d.True.MSPBE(th), z)
 	}
@@ -279,15 +285,15 @@ func TestXieHIV(t *testing.T) {
 // within 4 standard errors of 0 and variance within 4 standard errors of σ².
 func TestGPOPENoiseMatchesSigma(t *testing.T) {
 	d, _ := Chain()
-	_, ft, _ := d.Draw(50, rand.NewPCG(1, 1))
+	s, _ := d.Draw(50, rand.NewPCG(1, 1))
 	const sigma, runs = 2.5, 400
 	var sum, sumSq float64
 	k := 0
 	for i := range runs {
 		cfg := policyeval.GPOPEConfig{Gamma: d.Gamma, Iterations: 1, Step: policyeval.Constant(1), Clip: 1, NonPrivate: true, Src: rand.NewPCG(uint64(i), 9)}
-		clean, _ := policyeval.GPOPE(ft, cfg)
+		clean, _ := s.Data.GPOPE(cfg)
 		cfg.Sigma, cfg.NonPrivate, cfg.Src = sigma, false, rand.NewPCG(uint64(i), 9)
-		noisy, _ := policyeval.GPOPE(ft, cfg)
+		noisy, _ := s.Data.GPOPE(cfg)
 		for j := range clean {
 			z := clean[j] - noisy[j]
 			sum += z
@@ -308,13 +314,16 @@ func TestGPOPENoiseMatchesSigma(t *testing.T) {
 // TestDiminishingSteps: α_t = α0/(1 + t/τ) halves at t = τ, and GTD2 with it converges on the chain (noise
 // free) below a twentieth of θ = 0's MSPBE.
 func TestDiminishingSteps(t *testing.T) {
-	s := policyeval.Diminishing(0.8, 100)
-	if s(0) != 0.8 || math.Abs(s(100)-0.4) > 1e-15 {
-		t.Fatalf("α_0 = %g, α_100 = %g", s(0), s(100))
+	a := policyeval.Diminishing(0.8, 100)
+	if a(0) != 0.8 || math.Abs(a(100)-0.4) > 1e-15 {
+		t.Fatalf("α_0 = %g, α_100 = %g", a(0), a(100))
+	}
+	if b := Diminishing.StepSize(0.8, 1000); b(0) != 0.8 || math.Abs(b(1000)-0.8/11) > 1e-15 || Constant.StepSize(0.8, 1000)(999) != 0.8 {
+		t.Errorf("schedules: diminishing ends at %g, want α/11", b(1000))
 	}
 	d, _ := Chain()
-	_, ft, _ := d.Draw(500, rand.NewPCG(2, 2))
-	th, err := policyeval.GPOPE(ft, policyeval.GPOPEConfig{Gamma: d.Gamma, Iterations: 20000, Step: policyeval.Diminishing(1, 5000), Clip: 1e6, NonPrivate: true, Src: rand.NewPCG(3, 3)})
+	s, _ := d.Draw(500, rand.NewPCG(2, 2))
+	th, err := s.Data.GPOPE(policyeval.GPOPEConfig{Gamma: d.Gamma, Iterations: 20000, Step: policyeval.Diminishing(1, 5000), Clip: 1e6, NonPrivate: true, Src: rand.NewPCG(3, 3)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,11 +334,13 @@ func TestDiminishingSteps(t *testing.T) {
 
 func TestXieTableCSV(t *testing.T) {
 	var b strings.Builder
-	rows := []Row{{Method: MethodGPOPE, N: 10, Epsilon: 0.5, Trial: 1, Step: 0.01, Sigma: 2, ClippedShare: 0.25, MSPBE: 1.5e-3}}
-	if err := Table(rows).WriteCSV(&b); err != nil {
+	rows := []Row{{Method: MethodGPOPE, N: 10, T: 10, Epsilon: 0.5, Delta: 1e-5, Trial: 1, Seed: 2019, Stream: 1, Schedule: "constant", Step: 0.01, Sigma: 2,
+		ClippedShare: 0.25, MSPBE: 1.5e-3}}
+	if err := Table(DomainInfo{Name: "chain", Clip: 1, MeanReward: 0.1}, rows).WriteCSV(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := "method,n,epsilon,trial,step,sigma,clipped_share,mspbe\nGPOPE (tuned step),10,0.5,1,0.01,2,0.25,0.0015\n"
+	want := "domain,method,n,iterations,epsilon,delta,trial,seed,stream,schedule,step,sigma,clipped_share,mspbe,clip,mean_reward,moment_transitions\n" +
+		"chain,GPOPE (tuned on public data),10,10,0.5,1e-05,1,2019,1,constant,0.01,2,0.25,0.0015,1,0.1,0\n"
 	if b.String() != want {
 		t.Errorf("got %q", b.String())
 	}
@@ -347,8 +358,8 @@ func TestXieDomainsDeterministic(t *testing.T) {
 	if a.MomentTransitions != b.MomentTransitions || a.Clip != b.Clip || !reflect.DeepEqual(a.True, b.True) {
 		t.Errorf("two constructions differ: %d vs %d transitions, C %g vs %g", a.MomentTransitions, b.MomentTransitions, a.Clip, b.Clip)
 	}
-	_, fa, _ := a.Draw(300, rand.NewPCG(1, 1))
-	_, fb, _ := b.Draw(300, rand.NewPCG(1, 1))
+	fa, _ := a.Draw(300, rand.NewPCG(1, 1))
+	fb, _ := b.Draw(300, rand.NewPCG(1, 1))
 	if !reflect.DeepEqual(fa, fb) {
 		t.Error("the same draw differs between the two constructions")
 	}

@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
 
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/figure"
@@ -38,17 +41,17 @@ func SaddlePoint(out report.Sink) error {
 	out.Markdown(fmt.Sprintf("Mountain Car, on-policy: population moments from %d transitions.", d.MomentTransitions))
 	out.Table([]string{"L(θ, w*(θ))", "½ MSPBE(θ)"}, rows)
 
-	_, ft, err := d.Draw(1000, rand.NewPCG(2019, 1))
+	s, err := d.Draw(1000, rand.NewPCG(2019, 1))
 	if err != nil {
 		return err
 	}
-	lstd, err := policyeval.LSTD(ft, d.Gamma, 1e-6)
+	lstd, err := s.Data.LSTD(1e-6)
 	if err != nil {
 		return err
 	}
 	rows = [][]string{{"θ = 0", "", fmt.Sprintf("%.3g", d.True.MSPBE(make([]float64, d.Dim())))}, {"LSTD", "", fmt.Sprintf("%.3g", d.True.MSPBE(lstd))}}
 	for _, T := range []int{1000, 10000, experiment.Size(100000, 20000)} {
-		th, err := policyeval.GPOPE(ft, policyeval.GPOPEConfig{Gamma: d.Gamma, Iterations: T, Step: policyeval.Constant(0.3), Clip: 1e6, NonPrivate: true, Src: rand.NewPCG(2019, 2)})
+		th, err := s.Data.GPOPE(policyeval.GPOPEConfig{Gamma: d.Gamma, Iterations: T, Step: policyeval.Constant(0.3), Clip: 1e6, NonPrivate: true, Src: rand.NewPCG(2019, 2)})
 		if err != nil {
 			return err
 		}
@@ -60,8 +63,9 @@ func SaddlePoint(out report.Sink) error {
 }
 
 // Protocol is what the paper leaves open and this reproduction fixes for every figure, beyond the choices
-// every figure shares (T = n, δ = 1e−5, seed 2019, the clip rule of Domain.Clip, DP-LSW/DP-LSL at δ = 0.1
-// with schedule constant c = 100).
+// every figure shares (T = n, δ = Delta for every private method, σ by Calibration, seed 2019, the clip rule
+// of Domain.Clip, the public choice between a constant and a diminishing step, DP-LSL's schedule constant
+// c = 100, and the baselines also at BalleDelta).
 type Protocol struct {
 	Trials   int       // trials per figure
 	TuneRuns int       // public samples of size n averaged per grid step when tuning the step size
@@ -94,12 +98,13 @@ func PaperProtocol() Protocol {
 
 // Config is the experiment configuration for dataset sizes ns and privacy levels eps under the protocol.
 func (p Protocol) Config(ns []int, eps []float64) Config {
-	return Config{N: ns, Epsilons: eps, Delta: 1e-5, Trials: p.Trials, Seed: Seed, Steps: p.Steps,
-		TuneRuns: p.TuneRuns, LSWDelta: 0.1, LSLC: 100}
+	return Config{N: ns, Epsilons: eps, Delta: Delta, Trials: p.Trials, Seed: Seed, Steps: p.Steps,
+		TuneRuns: p.TuneRuns, Accounting: Calibration, BalleDelta: BalleDelta, LSLC: 100}
 }
 
-// run tunes the step size on public data, then runs the trials, with progress bars; it shows the tuned steps.
-func run(out report.Sink, d *Domain, cfg Config) ([]Row, error) {
+// runFigure tunes the step size on public data, then runs the trials, with progress bars, and returns the
+// figure's tidy table.
+func runFigure(out report.Sink, d *Domain, cfg Config) (*experiment.Table, error) {
 	bar := out.Bar(d.Name+": public step tuning", len(cfg.N)*cfg.TuneRuns)
 	tu, err := Tune(d, cfg, bar)
 	if err != nil {
@@ -112,89 +117,7 @@ func run(out report.Sink, d *Domain, cfg Config) ([]Row, error) {
 		return nil, err
 	}
 	bar.Done()
-	showTuning(out, d.Name, d.Clip, tu, rows)
-	return rows, nil
-}
-
-// showTuning shows the clip bound and, per (n, ε), σ, the tuned step, the share of clipped GPOPE gradients
-// over the trials and the step tuned for GTD2.
-func showTuning(out report.Sink, name string, clip float64, tu []Tuning, rows []Row) {
-	var t [][]string
-	for _, x := range tu {
-		t = append(t, []string{fmt.Sprint(x.N), fmt.Sprint(x.Epsilon), fmt.Sprintf("%.3g", x.Sigma), fmt.Sprint(x.Best),
-			fmt.Sprintf("%.0f%%", 100*clippedShare(rows, x.N, x.Epsilon)), fmt.Sprint(x.GTD2Best)})
-	}
-	out.Markdown(fmt.Sprintf("**%s**: C = %.3g, T = n, δ = 1e−5, one trajectory per step (the paper's accounting; the privacy of "+
-		"every run is in the ledger at the end); σ, the tuned step, the share of clipped GPOPE gradients and the step tuned for the "+
-		"non-private GTD2:", name, clip))
-	out.Table([]string{"n", "ε", "σ", "tuned step", "clipped", "GTD2 step"}, t)
-}
-
-// clippedShare is the mean share of clipped gradients of the tuned-step GPOPE runs at (n, ε).
-func clippedShare(rows []Row, n int, eps float64) float64 {
-	s, k := 0.0, 0
-	for _, r := range rows {
-		if r.Method == MethodGPOPE && r.N == n && r.Epsilon == eps {
-			s, k = s+r.ClippedShare, k+1
-		}
-	}
-	return s / float64(k)
-}
-
-func byN(r Row) float64    { return float64(r.N) }
-func byStep(r Row) float64 { return r.Step }
-
-// nonPrivate reports whether a method's rows carry ε = 0.
-func nonPrivate(m string) bool {
-	return m == MethodLSTD || m == MethodWISLSTD || m == MethodZero || m == MethodGTD2
-}
-
-func floatsOf(ns []int) []float64 {
-	out := make([]float64, len(ns))
-	for i, n := range ns {
-		out[i] = float64(n)
-	}
-	return out
-}
-
-// curves plots the MSPBE (times scale) of the methods at each ε against x (log–log) with 95% t-interval
-// bands over the trials; a non-private method is drawn once.
-func curves(out report.Sink, title, xlabel, ylabel string, rows []Row, methods []string, eps []float64, xs []float64, x func(Row) float64, scale float64) error {
-	var series []figure.Series
-	for _, m := range methods {
-		for _, e := range eps {
-			y := Curve(rows, m, e, xs, x)
-			for _, r := range y {
-				for i := range r {
-					r[i] *= scale
-				}
-			}
-			name := m
-			if len(eps) > 1 && !nonPrivate(m) {
-				name = fmt.Sprintf("%s, ε = %g", m, e)
-			}
-			series = append(series, figure.Series{Name: name, X: xs, Y: y})
-			if nonPrivate(m) {
-				break
-			}
-		}
-	}
-	p, err := figure.Curves(figure.Options{Title: title, XLabel: xlabel, YLabel: ylabel, LogX: true, LogY: true, Band: figure.BandCI95}, series...)
-	if err != nil {
-		return err
-	}
-	return out.Figure(p)
-}
-
-// meanAt is the mean MSPBE of a method at (n, ε) over the trials whose run did not diverge.
-func meanAt(rows []Row, method string, n int, eps float64) float64 {
-	s, k := 0.0, 0
-	for _, r := range rows {
-		if r.Method == method && r.N == n && (r.Epsilon == eps || nonPrivate(method)) && !math.IsInf(r.MSPBE, 0) {
-			s, k = s+r.MSPBE, k+1
-		}
-	}
-	return s / float64(k)
+	return Table(d.Info(), rows), nil
 }
 
 // The grids of the figures (PrivacyRuns lists their GPOPE configurations).
@@ -205,6 +128,9 @@ var (
 	mcEps    = []float64{0.1, 0.5, 1, 2}
 	hivEps   = []float64{0.5, 1, 2}
 )
+
+// stepN is the dataset size of the step-size panels (Fig. 1(b), Fig. 2(b)).
+const stepN = 1000
 
 // mcN are Mountain Car's dataset sizes (quick: the two smaller).
 func mcN(quick bool) []int {
@@ -222,371 +148,478 @@ func hivN(quick bool) []int {
 	return []int{100, 250, 500}
 }
 
-// Fig1a reproduces Fig. 1(a): the chain, MSPBE against n = 500, 1000, 2000, 5000 at ε = 0.1 and 1, for GPOPE
-// (tuned, 10× and 0.1× step), DP-LSW, DP-LSL (paper and safe bound), the non-private LSTD and GTD2, and θ = 0.
-// Claims at ε = 0.1, each tested on the per-trial values (paired within a trial's private sample) with a 95%
-// t-interval: GPOPE beats DP-LSW and DP-LSL by 10× (log₁₀ of the MSPBE ratio above 1, at the n where it is
-// smallest), the mis-tuned steps beat both in most (n, step) cases (the share per trial above ½), and GPOPE
-// beats θ = 0 at n = 5000 (the MSPBE ratio below 1).
-//
-// When the merged sweep SweepFig1a is in the repository at root (repro.FullSize), the figure, the tuning table and the claims
-// come from its rows (its n and trials; it must have run the protocol's step-size search) and nothing is
-// run; otherwise the protocol's trials run.
-func Fig1a(out report.Sink, root string, p Protocol) error {
+// Fig1aData is the data of Fig. 1(a): the chain, every method of Experiment for n = 500, 1000, 2000, 5000 at
+// ε = 0.1 and 1. When the merged sweep SweepFig1a is in the repository at root (repro.FullSize), the table
+// comes from its rows (its n and trials; it must have run the protocol's step-size search) and nothing runs;
+// otherwise the protocol's trials run.
+func Fig1aData(out report.Sink, root string, p Protocol) (*experiment.Table, error) {
 	full, ok, err := repro.FullSize(out, root, SweepFig1a)
-	if err != nil {
-		return err
+	if err != nil || ok {
+		return fromSweep(full, err, p, "chain", 0.1)
 	}
+	d, err := Chain()
+	if err != nil {
+		return nil, err
+	}
+	return runFigure(out, d, p.Config(fig1aN, fig1aEps))
+}
+
+// Fig1bData is the data of Fig. 1(b): on the chain at n = 1000, StepSweep at ε = 0.1 and at ε = 1.
+func Fig1bData(out report.Sink, p Protocol) (*experiment.Table, error) {
+	d, err := Chain()
+	if err != nil {
+		return nil, err
+	}
+	return stepData(out, d, p, fig1bEps)
+}
+
+// stepData runs StepSweep at n = stepN for each ε, with a progress bar.
+func stepData(out report.Sink, d *Domain, p Protocol, eps []float64) (*experiment.Table, error) {
+	cfg := p.Config([]int{stepN}, eps)
 	var rows []Row
-	ns, epss, k, note := fig1aN, fig1aEps, p.Trials, seedsNote(p.Trials, Seed)
-	if ok {
-		s, err := fromSweep(full, p, "chain", 0.1)
+	for _, e := range eps {
+		bar := out.Bar(fmt.Sprintf("%s, ε = %g", d.Name, e), cfg.Trials)
+		r, err := StepSweep(d, cfg, stepN, e, bar)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		s.showTuning(out, "chain")
-		rows, ns, epss, k, note = s.rows, s.ns, s.eps, s.trials, s.seeds
-	} else {
-		d, err := Chain()
-		if err != nil {
-			return err
-		}
-		if rows, err = run(out, d, p.Config(fig1aN, fig1aEps)); err != nil {
-			return err
-		}
+		bar.Done()
+		rows = append(rows, r...)
 	}
-	// Eight curves (the palette's size): DP-LSL with the safe bound is in the rows, not drawn; it lies at θ = 0.
-	methods := []string{MethodGPOPE, MethodGPOPE10x, MethodGPOPETenth, MethodDPLSW,
-		MethodDPLSLPaper, MethodLSTD, MethodGTD2, MethodZero}
-	for _, e := range epss {
-		if err := curves(out, fmt.Sprintf("Fig. 1(a): chain, ε = %g", e), "n (trajectories)", "MSPBE", rows, methods, []float64{e}, floatsOf(ns), byN, 1); err != nil {
-			return err
-		}
-	}
-	out.Markdown(note)
-
-	const eps = 0.1
-	weakest := func(method string) (int, []float64) {
-		bestN, best, worst := 0, []float64(nil), math.Inf(1)
-		for _, n := range ns {
-			x := logRatio(byTrial(rows, method, n, eps, k), byTrial(rows, MethodGPOPE, n, eps, k))
-			if m, _, _ := ci(x); best == nil || m < worst {
-				bestN, best, worst = n, x, m
-			}
-		}
-		return bestN, best
-	}
-	nV1, v1 := weakest(MethodDPLSW)
-	nV2, v2 := weakest(MethodDPLSLPaper)
-	share := make([]float64, k) // per trial: the share of (n, mis-tuned step) cases that beat both V1 and V2
-	for t := range k {
-		won, cases := 0, 0
-		for _, n := range ns {
-			base := math.Min(byTrial(rows, MethodDPLSW, n, eps, k)[t], byTrial(rows, MethodDPLSLPaper, n, eps, k)[t])
-			for _, m := range []string{MethodGPOPE10x, MethodGPOPETenth} {
-				cases++
-				if byTrial(rows, m, n, eps, k)[t] < base {
-					won++
-				}
-			}
-		}
-		share[t] = float64(won) / float64(cases)
-	}
-	nMax := ns[len(ns)-1]
-	zero := ratio(byTrial(rows, MethodGPOPE, nMax, eps, k), byTrial(rows, MethodZero, nMax, 0, k))
-	repro.Record(out,
-		tested(repro.Claim{Key: "c1-v1", Claim: "Chain: GPOPE beats output perturbation V1 (DP-LSW) by an order of magnitude", Paper: "Fig. 1(a)",
-			Why: "Test: log₁₀(MSPBE of DP-LSW / MSPBE of GPOPE) per trial (same private sample), ε = 0.1, at the n where its mean is smallest; reproduced if its 95% interval lies above 1 (10×)."},
-			v1, 1, true, fmt.Sprintf("n = %d: log₁₀ ratio ", nV1), "%.3g"),
-		tested(repro.Claim{Key: "c1-v2", Claim: "Chain: GPOPE beats output perturbation V2 (DP-LSL) by an order of magnitude", Paper: "Fig. 1(a)",
-			Why: "Test: log₁₀(MSPBE of DP-LSL with the paper's bound / MSPBE of GPOPE) per trial, ε = 0.1, at the n where its mean is smallest; reproduced if above 1. With the authors' λ schedule DP-LSL shrinks towards 0 and sits near θ = 0, as GPOPE does."},
-			v2, 1, true, fmt.Sprintf("n = %d: log₁₀ ratio ", nV2), "%.3g"),
-		tested(repro.Claim{Key: "c1-mis", Claim: "Chain: with 10× or 0.1× the tuned step GPOPE usually still beats V1 and V2", Paper: "Fig. 1(a)",
-			Why: fmt.Sprintf("Test: per trial, the share of the %d (n, mis-tuned step) cases at ε = 0.1 whose MSPBE is below both DP-LSW's and DP-LSL's; reproduced if its mean's interval lies above ½.", 2*len(ns))},
-			share, 0.5, true, "share of cases ", "%.3g"),
-		tested(repro.Claim{Key: "c1-zero", Kind: repro.KindSanity, Claim: "Chain: the private estimate is informative (beats θ = 0)", Paper: "not shown",
-			Why: fmt.Sprintf("Test: GPOPE's MSPBE / θ = 0's per trial at n = %d, ε = 0.1; reproduced if below 1. GPOPE stays at θ = 0: see the section on why.", nMax)},
-			zero, 1, false, "MSPBE / θ = 0: ", "%.4f"))
-	return nil
+	return Table(d.Info(), rows), nil
 }
 
-// stepPanel plots a step sweep's GPOPE and noiseless GTD2 curves beside the non-private LSTD (WIS-LSTD
-// off-policy) and θ = 0, each a constant per trial; it returns GPOPE's series.
-func stepPanel(out report.Sink, title string, rows []Row, eps float64, steps []float64, trials int) (figure.Series, error) {
-	constant := func(method string) [][]float64 {
-		ys := make([][]float64, trials)
-		for _, r := range rows {
-			if r.Method == method && r.Trial < trials {
-				ys[r.Trial] = make([]float64, len(steps))
-				for i := range steps {
-					ys[r.Trial][i] = r.MSPBE
-				}
-			}
+// MountainCarData is the data of Figs. 2(a), 3(a) and 3(b): Mountain Car on-policy (domain "mountaincar")
+// and off-policy ("mountaincar-off"), every method of Experiment for n = 500, 1000, 2000 (500, 1000 in quick
+// mode) at ε = 0.1, 0.5, 1, 2, in one table. When the merged sweep SweepFig2_3 is in the repository at root,
+// both domains come from its rows and nothing runs.
+func MountainCarData(out report.Sink, root string, p Protocol) (*experiment.Table, error) {
+	full, ok, err := repro.FullSize(out, root, SweepFig2_3)
+	if err != nil || ok {
+		on, err := fromSweep(full, err, p, "mountaincar", 1)
+		if err != nil {
+			return nil, err
 		}
-		return slices.DeleteFunc(ys, func(y []float64) bool { return y == nil })
+		off, err := fromSweep(full, nil, p, "mountaincar-off", 1)
+		if err != nil {
+			return nil, err
+		}
+		return Concat(on, off), nil
 	}
-	ls := MethodLSTD
-	if len(constant(ls)) == 0 {
-		ls = MethodWISLSTD
+	momentTrajs := experiment.Size(1000, 300)
+	cfg := p.Config(mcN(experiment.Quick()), mcEps)
+	var ts []*experiment.Table
+	for _, off := range []bool{false, true} {
+		d, err := MountainCar(off, momentTrajs)
+		if err != nil {
+			return nil, err
+		}
+		t, err := runFigure(out, d, cfg)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
 	}
-	series := []figure.Series{
-		{Name: "GPOPE", X: steps, Y: Curve(rows, MethodGPOPEAtStep, eps, steps, byStep)},
-		{Name: "GTD2 (σ = 0)", X: steps, Y: Curve(rows, MethodGTD2AtStep, eps, steps, byStep)},
-		{Name: ls, X: steps, Y: constant(ls)},
-		{Name: "θ = 0", X: steps, Y: constant(MethodZero)},
-	}
-	p, err := figure.Curves(figure.Options{Title: title, XLabel: "step size α", YLabel: "MSPBE", LogX: true, LogY: true, Band: figure.BandCI95}, series...)
+	return Concat(ts...), nil
+}
+
+// Fig2bData is the data of Fig. 2(b): on Mountain Car on-policy at n = 1000, StepSweep at ε = 1.
+func Fig2bData(out report.Sink, p Protocol) (*experiment.Table, error) {
+	d, err := MountainCar(false, experiment.Size(1000, 300))
 	if err != nil {
-		return figure.Series{}, err
+		return nil, err
 	}
-	return series[0], out.Figure(p)
+	return stepData(out, d, p, []float64{1})
 }
 
-// stepRange is, per trial, the width in decades of the steps whose MSPBE is within 2× of that trial's best.
-func stepRange(y [][]float64, steps []float64) []float64 {
-	out := make([]float64, len(y))
-	for t, row := range y {
-		best := math.Inf(1)
-		for _, v := range row {
-			if !math.IsNaN(v) {
-				best = math.Min(best, v)
+// Fig4Data is the data of Fig. 4: the HIV simulator off-policy, every method of Experiment for n = 100, 250,
+// 500 (100, 150 in quick mode) at ε = 0.5, 1, 2; trials subsample a pool of 1200 trajectories (300 in quick
+// mode) and the public data are 600 (150) independent ones. When the merged sweep SweepFig4 is in the
+// repository at root, the table comes from its rows and nothing is simulated or run.
+func Fig4Data(out report.Sink, root string, p Protocol) (*experiment.Table, error) {
+	full, ok, err := repro.FullSize(out, root, SweepFig4)
+	if err != nil || ok {
+		return fromSweep(full, err, p, "hiv", 1)
+	}
+	bar := out.Bar("simulating", 1)
+	d, err := HIV(experiment.Size(1200, 300), experiment.Size(600, 150))
+	if err != nil {
+		return nil, err
+	}
+	bar.Add(1)
+	bar.Done()
+	return runFigure(out, d, p.Config(hivN(experiment.Quick()), hivEps))
+}
+
+// A panel is one plot of a figure: its curves are rows of one domain selected by sel, over n or the step.
+type panel struct {
+	title, xlabel, ylabel string
+	curves                []curveSpec
+	scale                 float64 // the MSPBE is multiplied by it (HIV: 1/r̄²)
+	bottom                bool    // legend at the bottom
+}
+
+// curveSpec is one curve of a panel: a name and the rows it draws.
+type curveSpec struct {
+	name string
+	sel  sel
+}
+
+// draw plots the panel from rows: each curve's mean with a 95% t-interval band over the trials, log–log,
+// against x (xs its values).
+func (pn panel) draw(rows []Row, xs []float64, x func(Row) float64) (*plot.Plot, error) {
+	var series []figure.Series
+	for _, c := range pn.curves {
+		y := curve(rows, c.sel, xs, x)
+		if pn.scale != 0 {
+			for _, r := range y {
+				for i := range r {
+					r[i] *= pn.scale
+				}
 			}
 		}
-		lo, hi := math.Inf(1), 0.0
-		for i, v := range row {
-			if v <= 2*best {
-				lo, hi = math.Min(lo, steps[i]), math.Max(hi, steps[i])
-			}
+		series = append(series, figure.Series{Name: c.name, X: xs, Y: y})
+	}
+	return figure.Curves(figure.Options{Title: pn.title, XLabel: pn.xlabel, YLabel: pn.ylabel, LogX: true, LogY: true, Band: figure.BandCI95,
+		LegendBottom: pn.bottom}, series...)
+}
+
+// gpopeArms are the GPOPE curves of an "MSPBE vs n" panel at ε: each schedule tuned on public data, and the
+// public choice at 10× and 0.1× of its step.
+func gpopeArms(eps float64) []curveSpec {
+	return []curveSpec{
+		{"GPOPE, constant step (public tuning)", sel{method: MethodGPOPEConstant, eps: eps}},
+		{"GPOPE, diminishing step (public tuning)", sel{method: MethodGPOPEDiminishing, eps: eps}},
+		{"GPOPE, 10× step", sel{method: MethodGPOPE10x, eps: eps}},
+		{"GPOPE, 0.1× step", sel{method: MethodGPOPETenth, eps: eps}},
+	}
+}
+
+// baselineArms are DP-LSW's (and, with lsl, DP-LSL's paper-bound) curves at ε, at Delta and at BalleDelta.
+func baselineArms(eps float64, lsl bool) []curveSpec {
+	var out []curveSpec
+	for _, delta := range []float64{Delta, BalleDelta} {
+		out = append(out, curveSpec{fmt.Sprintf("DP-LSW (V1), δ = %g", delta), sel{method: MethodDPLSW, eps: eps, delta: delta}})
+		if lsl {
+			out = append(out, curveSpec{fmt.Sprintf("DP-LSL (V2), δ = %g", delta), sel{method: MethodDPLSLPaper, eps: eps, delta: delta}})
 		}
-		out[t] = math.Log10(hi / lo)
 	}
 	return out
 }
 
-// Fig1b reproduces Fig. 1(b): on the chain at n = 1000, GPOPE at every step of the protocol's grid on each
-// trial's private data (ε = 0.1 and 1), beside the same runs without noise, LSTD and θ = 0. The claim, at
-// ε = 0.1: per trial, the steps within 2× of the trial's best MSPBE span at least a decade (tested by the
-// 95% interval of the mean width).
-func Fig1b(out report.Sink, p Protocol) error {
-	d, err := Chain()
+// ref is the curve of a non-private reference method.
+func ref(name, method string) curveSpec { return curveSpec{name, sel{method: method}} }
+
+// rowsOf reads one domain of the table, for a figure function.
+func rowsOf(t *experiment.Table, domain string) ([]Row, DomainInfo, []float64, error) {
+	rows, info, err := ReadTable(t, domain)
 	if err != nil {
-		return err
+		return nil, info, nil, err
 	}
-	cfg := p.Config([]int{1000}, []float64{0.1})
-	for _, e := range fig1bEps {
-		bar := out.Bar(fmt.Sprintf("ε = %g", e), cfg.Trials)
-		rows, err := StepSweep(d, cfg, 1000, e, bar)
-		if err != nil {
-			return err
-		}
-		bar.Done()
-		gpope, err := stepPanel(out, fmt.Sprintf("Fig. 1(b): chain, n = 1000, ε = %g", e), rows, e, p.Steps, cfg.Trials)
-		if err != nil {
-			return err
-		}
-		if e != 0.1 {
-			continue
-		}
-		repro.Record(out, tested(repro.Claim{Key: "c1-steps", Claim: "Chain: accuracy is stable over a very wide range of step sizes",
-			Paper: "Fig. 1(b)", Why: "Test: per trial, the width in decades of the steps whose MSPBE is within 2× of that trial's best, ε = 0.1; reproduced if its mean's interval lies above 1 decade. Trivially so: there GPOPE ≈ θ = 0."},
-			stepRange(gpope.Y, p.Steps), 1, true, "decades within 2× of the best: ", "%.3g"))
-	}
-	out.Markdown(seedsNote(cfg.Trials, cfg.Seed^0x7377_6565))
-	return nil
+	ns := values(rows, func(Row) bool { return true }, byN)
+	return rows, info, ns, nil
 }
 
-// MountainCarFigures reproduces Fig. 2(a) (on-policy, ε = 1, every method), Fig. 3(a) (on-policy, GPOPE at
-// ε = 0.1, 0.5, 1, 2) and Fig. 3(b) (off-policy, GPOPE and WIS-LSTD) on Mountain Car for n = 500, 1000,
-// 2000 (500, 1000 in quick mode), each with the non-private GTD2 and θ = 0, and a table of GPOPE's MSPBE
-// relative to θ = 0 at the largest n. DP-LSW runs at ε ≤ 1 only (Lemma 1's constants give no guarantee at
-// ε = 2). Claims, each tested by a 95% interval over trials: GPOPE beats DP-LSW by 100× over n and ε ≤ 1
-// (log₁₀ ratio above 2 in the weakest cell), GPOPE at ε = 1 is within 10× of LSTD at the largest n (log₁₀
-// ratio below 1), and the on- and off-policy ratios to θ = 0 agree within a factor 3 (|difference of
-// log₁₀| below log₁₀ 3, at the ε where it is largest).
-//
-// When the merged sweep SweepFig2_3 is in the repository at root (repro.FullSize), both domains' figures, tuning tables and
-// claims come from its rows and nothing is run; otherwise the protocol's trials run.
-func MountainCarFigures(out report.Sink, root string, p Protocol) error {
-	full, ok, err := repro.FullSize(out, root, SweepFig2_3)
+// Fig1aPlots draws Fig. 1(a) from Fig1aData's table: per ε, GPOPE's arms with LSTD, the noiseless GTD2 and
+// θ = 0; then GPOPE's public choice against DP-LSW and DP-LSL at GPOPE's δ and at Balle et al.'s (DP-LSL with
+// the safe bound lies at θ = 0 and is left out).
+func Fig1aPlots(t *experiment.Table) ([]*plot.Plot, error) {
+	rows, _, ns, err := rowsOf(t, "chain")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var rowsOn, rowsOff []Row
-	ns, epss, k, note := mcN(experiment.Quick()), mcEps, p.Trials, seedsNote(p.Trials, Seed)
-	if ok {
-		on, err := fromSweep(full, p, "mountaincar", 1)
-		if err != nil {
-			return err
-		}
-		off, err := fromSweep(full, p, "mountaincar-off", 1)
-		if err != nil {
-			return err
-		}
-		if !slices.Equal(on.ns, off.ns) || !slices.Equal(on.eps, off.eps) || on.trials != off.trials {
-			return fmt.Errorf("xie2019: merged sweep %s: on-policy n = %v, ε = %v over %d trials; off-policy n = %v, ε = %v over %d",
-				full.Spec.Name, on.ns, on.eps, on.trials, off.ns, off.eps, off.trials)
-		}
-		on.showTuning(out, "mountaincar")
-		off.showTuning(out, "mountaincar-off")
-		rowsOn, rowsOff, ns, epss, k, note = on.rows, off.rows, on.ns, on.eps, on.trials, on.seeds
-	} else {
-		momentTrajs := experiment.Size(1000, 300)
-		on, err := MountainCar(false, momentTrajs)
-		if err != nil {
-			return err
-		}
-		off, err := MountainCar(true, momentTrajs)
-		if err != nil {
-			return err
-		}
-		cfg := p.Config(ns, mcEps)
-		if rowsOn, err = run(out, on, cfg); err != nil {
-			return err
-		}
-		if rowsOff, err = run(out, off, cfg); err != nil {
-			return err
+	var out []*plot.Plot
+	for _, e := range values(rows, func(r Row) bool { return r.Method == MethodGPOPE }, func(r Row) float64 { return r.Epsilon }) {
+		refs := []curveSpec{ref("LSTD (non-private)", MethodLSTD), ref("GTD2 (σ = 0)", MethodGTD2), ref("θ = 0", MethodZero)}
+		for _, pn := range []panel{
+			{title: fmt.Sprintf("Fig. 1(a): chain, ε = %g, GPOPE", e), curves: append(gpopeArms(e), refs...)},
+			{title: fmt.Sprintf("Fig. 1(a): chain, ε = %g, against output perturbation", e),
+				curves: append(append([]curveSpec{{"GPOPE (public choice)", sel{method: MethodGPOPE, eps: e}}}, baselineArms(e, true)...), refs[0], refs[2])},
+		} {
+			pn.xlabel, pn.ylabel = "n (trajectories)", "MSPBE"
+			p, err := pn.draw(rows, ns, byN)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, p)
 		}
 	}
-	xs := floatsOf(ns)
+	return out, nil
+}
+
+// stepPlots draws a step sweep's panels (Fig. 1(b), 2(b)), one per ε: GPOPE with each schedule and the
+// noiseless GTD2 against the (initial) step, beside the non-private LSTD (WIS-LSTD off-policy) and θ = 0.
+func stepPlots(t *experiment.Table, domain, title string) ([]*plot.Plot, error) {
+	rows, info, _, err := rowsOf(t, domain)
+	if err != nil {
+		return nil, err
+	}
+	steps := values(rows, func(r Row) bool { return r.Method == MethodGPOPEAtStep }, byStep)
+	var out []*plot.Plot
+	for _, e := range values(rows, func(r Row) bool { return r.Method == MethodGPOPEAtStep }, func(r Row) float64 { return r.Epsilon }) {
+		// The non-private references are one value per trial, drawn flat over the steps.
+		flat := append([]Row(nil), rows...)
+		var refs []Row
+		for _, r := range rows {
+			if r.Method == MethodLSTD || r.Method == MethodWISLSTD || r.Method == MethodZero {
+				for _, a := range steps {
+					r.Step = a
+					refs = append(refs, r)
+				}
+			}
+		}
+		flat = append(flat, refs...)
+		ls := "LSTD (non-private)"
+		lsMethod := MethodLSTD
+		if strings.HasSuffix(info.Name, "-off") || info.Name == "hiv" {
+			ls, lsMethod = "WIS-LSTD (non-private)", MethodWISLSTD
+		}
+		pn := panel{title: fmt.Sprintf("%s, n = %d, ε = %g", title, rows[0].N, e), xlabel: "step size α (diminishing: α₀)", ylabel: "MSPBE",
+			curves: []curveSpec{
+				{"GPOPE, constant step", sel{method: MethodGPOPEAtStep, eps: e, schedule: Constant.String()}},
+				{"GPOPE, diminishing step", sel{method: MethodGPOPEAtStep, eps: e, schedule: Diminishing.String()}},
+				{"GTD2 (σ = 0), constant step", sel{method: MethodGTD2AtStep, eps: e}},
+				ref(ls, lsMethod), ref("θ = 0", MethodZero),
+			}}
+		p, err := pn.draw(flat, steps, byStep)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Fig1bPlots draws Fig. 1(b) from Fig1bData's table.
+func Fig1bPlots(t *experiment.Table) ([]*plot.Plot, error) {
+	return stepPlots(t, "chain", "Fig. 1(b): chain")
+}
+
+// Fig2bPlots draws Fig. 2(b) from Fig2bData's table.
+func Fig2bPlots(t *experiment.Table) ([]*plot.Plot, error) {
+	return stepPlots(t, "mountaincar", "Fig. 2(b): Mountain Car")
+}
+
+// MountainCarPlots draws Figs. 2(a), 3(a) and 3(b) from MountainCarData's table: on-policy at ε = 1 every
+// GPOPE arm against DP-LSW (δ = 1e−5 and 0.1) and LSTD; GPOPE's public choice for every ε on-policy and
+// off-policy, with LSTD (WIS-LSTD), the noiseless GTD2 and θ = 0. DP-LSW runs at ε ≤ 1 only.
+func MountainCarPlots(t *experiment.Table) ([]*plot.Plot, error) {
+	on, _, ns, err := rowsOf(t, "mountaincar")
+	if err != nil {
+		return nil, err
+	}
+	off, _, _, err := rowsOf(t, "mountaincar-off")
+	if err != nil {
+		return nil, err
+	}
+	eps := values(on, func(r Row) bool { return r.Method == MethodGPOPE }, func(r Row) float64 { return r.Epsilon })
+	byEps := func(ls string, lsMethod string) []curveSpec {
+		var c []curveSpec
+		for _, e := range eps {
+			c = append(c, curveSpec{fmt.Sprintf("GPOPE, ε = %g", e), sel{method: MethodGPOPE, eps: e}})
+		}
+		return append(c, ref(ls, lsMethod), ref("GTD2 (σ = 0)", MethodGTD2), ref("θ = 0", MethodZero))
+	}
+	var out []*plot.Plot
 	for _, f := range []struct {
-		title   string
-		rows    []Row
-		methods []string
-		eps     []float64
+		pn   panel
+		rows []Row
 	}{
-		{"Fig. 2(a): Mountain Car on-policy, ε = 1", rowsOn,
-			[]string{MethodGPOPE, MethodGPOPE10x, MethodGPOPETenth, MethodDPLSW, MethodLSTD, MethodGTD2, MethodZero}, []float64{1}},
-		{"Fig. 3(a): Mountain Car on-policy, GPOPE for several ε", rowsOn, []string{MethodGPOPE, MethodLSTD, MethodGTD2, MethodZero}, epss},
-		{"Fig. 3(b): Mountain Car off-policy (π uniform), several ε", rowsOff, []string{MethodGPOPE, MethodWISLSTD, MethodGTD2, MethodZero}, epss},
+		{panel{title: "Fig. 2(a): Mountain Car on-policy, ε = 1",
+			curves: append(append(gpopeArms(1), baselineArms(1, false)...), ref("LSTD (non-private)", MethodLSTD), ref("θ = 0", MethodZero))}, on},
+		{panel{title: "Fig. 3(a): Mountain Car on-policy, GPOPE (public choice) for several ε", curves: byEps("LSTD (non-private)", MethodLSTD)}, on},
+		{panel{title: "Fig. 3(b): Mountain Car off-policy (π uniform), several ε", curves: byEps("WIS-LSTD (non-private)", MethodWISLSTD)}, off},
 	} {
-		if err := curves(out, f.title, "n (trajectories)", "MSPBE", f.rows, f.methods, f.eps, xs, byN, 1); err != nil {
-			return err
+		f.pn.xlabel, f.pn.ylabel = "n (trajectories)", "MSPBE"
+		p, err := f.pn.draw(f.rows, ns, byN)
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, p)
 	}
-	out.Markdown(note + " DP-LSW is not run at ε = 2: Balle et al.'s Lemma 1 constants hold for ε ≤ 1 only, " +
-		"so there it would have no privacy guarantee (the library refuses it).")
-
-	nMax := ns[len(ns)-1]
-	var v1 []float64
-	v1Cell, worst := "", math.Inf(1)
-	for _, n := range ns {
-		for _, e := range epss {
-			if e > 1 {
-				continue
-			}
-			x := logRatio(byTrial(rowsOn, MethodDPLSW, n, e, k), byTrial(rowsOn, MethodGPOPE, n, e, k))
-			if m, _, _ := ci(x); v1 == nil || m < worst {
-				v1, v1Cell, worst = x, fmt.Sprintf("n = %d, ε = %g: log₁₀ ratio ", n, e), m
-			}
-		}
-	}
-	lstd := logRatio(byTrial(rowsOn, MethodGPOPE, nMax, 1, k), byTrial(rowsOn, MethodLSTD, nMax, 0, k))
-	var rel [][]string
-	var offCell string
-	offLo, offHi, offMean := 0.0, 0.0, -1.0
-	offSeeds := 0
-	for _, e := range epss {
-		a := logRatio(byTrial(rowsOn, MethodGPOPE, nMax, e, k), byTrial(rowsOn, MethodZero, nMax, 0, k))
-		b := logRatio(byTrial(rowsOff, MethodGPOPE, nMax, e, k), byTrial(rowsOff, MethodZero, nMax, 0, k))
-		diff, lo, hi := experiment.DiffCI(a, b, 0.95)
-		if math.Abs(diff) > offMean {
-			offMean = math.Abs(diff)
-			offLo, offHi = absInterval(lo, hi)
-			offCell = fmt.Sprintf("ε = %g: |Δ log₁₀| ", e)
-			offSeeds = min(count(a), count(b))
-		}
-		rel = append(rel, []string{fmt.Sprint(e), fmtCI("%.4f", ratio(byTrial(rowsOn, MethodGPOPE, nMax, e, k), byTrial(rowsOn, MethodZero, nMax, 0, k))),
-			fmtCI("%.4f", ratio(byTrial(rowsOff, MethodGPOPE, nMax, e, k), byTrial(rowsOff, MethodZero, nMax, 0, k)))})
-	}
-	out.Markdown(fmt.Sprintf("GPOPE's MSPBE relative to θ = 0 at n = %d, mean [95%% interval] over %d trials:", nMax, k))
-	out.Table([]string{"ε", "on-policy", "off-policy"}, rel)
-	offClaim := testedInterval(repro.Claim{Key: "m-off", Claim: "Mountain Car: off-policy performance is remarkably similar to on-policy", Paper: "Fig. 3(a) vs 3(b)",
-		Why: "Test: the difference between on- and off-policy of the mean log₁₀(MSPBE / θ = 0's) (Welch interval, independent samples) at the ε where it is largest; reproduced if |difference| < log₁₀ 3 (a factor 3). Both sit at θ = 0."},
-		offMean, offLo, offHi, offSeeds, math.Log10(3), false, offCell, "%.3g")
-	repro.Record(out,
-		tested(repro.Claim{Key: "m-v1", Claim: "Mountain Car: GPOPE improves on V1 (DP-LSW) by orders of magnitude", Paper: "Fig. 2(a)",
-			Why: "Test: log₁₀(MSPBE of DP-LSW / MSPBE of GPOPE) per trial at the (n, ε ≤ 1) cell where its mean is smallest; reproduced if above 2 (100×). DP-LSW on a 10×10 grid of the state box; not run at ε = 2 (no guarantee)."},
-			v1, 2, true, v1Cell, "%.3g"),
-		tested(repro.Claim{Key: "m-lstd", Claim: "Mountain Car: GPOPE is close in accuracy to non-private LSTD", Paper: "Fig. 2(a), 3(a)",
-			Why: fmt.Sprintf("Test: log₁₀(MSPBE of GPOPE / MSPBE of LSTD) per trial at n = %d, ε = 1; reproduced if below 1 (within 10×). θ = 0 has log₁₀ ratio %.2f.", nMax,
-				math.Log10(meanAt(rowsOn, MethodZero, nMax, 0)/meanAt(rowsOn, MethodLSTD, nMax, 0)))},
-			lstd, 1, false, fmt.Sprintf("n = %d, ε = 1: log₁₀ ratio ", nMax), "%.3g"),
-		offClaim)
-	return nil
+	return out, nil
 }
 
-// Fig2b reproduces Fig. 2(b): on Mountain Car on-policy at n = 1000 and ε = 1, GPOPE at every step of the
-// protocol's grid beside the same runs without noise, LSTD and θ = 0.
-func Fig2b(out report.Sink, p Protocol) error {
-	d, err := MountainCar(false, experiment.Size(1000, 300))
+// Fig4Plots draws Fig. 4 from Fig4Data's table: GPOPE's public choice for every ε beside WIS-LSTD, the
+// noiseless GTD2 and θ = 0, as relative MSPBE (MSPBE / r̄²).
+func Fig4Plots(t *experiment.Table) ([]*plot.Plot, error) {
+	rows, info, ns, err := rowsOf(t, "hiv")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cfg := p.Config([]int{1000}, []float64{1})
-	bar := out.Bar("trials", cfg.Trials)
-	rows, err := StepSweep(d, cfg, 1000, 1, bar)
+	var c []curveSpec
+	for _, e := range values(rows, func(r Row) bool { return r.Method == MethodGPOPE }, func(r Row) float64 { return r.Epsilon }) {
+		c = append(c, curveSpec{fmt.Sprintf("GPOPE, ε = %g", e), sel{method: MethodGPOPE, eps: e}})
+	}
+	c = append(c, ref("WIS-LSTD (non-private)", MethodWISLSTD), ref("GTD2 (σ = 0)", MethodGTD2), ref("θ = 0", MethodZero))
+	p, err := panel{title: "Fig. 4: HIV off-policy", xlabel: "n (trajectories)", ylabel: "relative MSPBE", curves: c,
+		scale: 1 / (info.MeanReward * info.MeanReward)}.draw(rows, ns, byN)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	bar.Done()
-	if _, err = stepPanel(out, "Fig. 2(b): Mountain Car, n = 1000, ε = 1", rows, 1, p.Steps, cfg.Trials); err != nil {
-		return err
-	}
-	out.Markdown(seedsNote(cfg.Trials, cfg.Seed^0x7377_6565))
-	return nil
+	return []*plot.Plot{p}, nil
 }
 
-// Fig4 reproduces Fig. 4: the HIV simulator off-policy, GPOPE's relative MSPBE (MSPBE / r̄²) for n = 100,
-// 250, 500 (100, 150 in quick mode) at ε = 0.5, 1, 2 beside WIS-LSTD, the non-private GTD2 and θ = 0; trials
-// subsample a pool of 1200 trajectories (300 in quick mode) and the public data are 600 (150) independent
-// ones. The claim: GPOPE's relative MSPBE at ε = 1 halves from the smallest n to the largest (per trial,
-// log₁₀ of the ratio above log₁₀ 2, by its 95% interval).
-//
-// When the merged sweep SweepFig4 is in the repository at root (repro.FullSize), the figure, the tuning table and the claim come
-// from its rows (r̄ and the moments' size included) and nothing is simulated or run; otherwise the
-// protocol's trials run.
-func Fig4(out report.Sink, root string, p Protocol) error {
-	full, ok, err := repro.FullSize(out, root, SweepFig4)
+// Show shows a figure: the tuning table of every domain in t that ran the public tuning, the plots, and the
+// caption under them (Caption).
+func Show(out report.Sink, t *experiment.Table, plots []*plot.Plot) error {
+	domains, err := Domains(t)
 	if err != nil {
 		return err
 	}
-	var rows []Row
-	var meanReward float64
-	ns, epss, k, note := hivN(experiment.Quick()), hivEps, p.Trials, seedsNote(p.Trials, Seed)
-	if ok {
-		s, err := fromSweep(full, p, "hiv", 1)
+	for _, d := range domains {
+		rows, info, err := ReadTable(t, d)
 		if err != nil {
 			return err
 		}
-		rows, ns, epss, k, note, meanReward = s.rows, s.ns, s.eps, s.trials, s.seeds, s.domain.MeanReward
-		out.Markdown(fmt.Sprintf("Mean reward of the evaluated policy r̄ = %.3g; moments from %d transitions.", meanReward, s.domain.MomentTransitions))
-		s.showTuning(out, "hiv")
-	} else {
-		pool, public := experiment.Size(1200, 300), experiment.Size(600, 150)
-		bar := out.Bar("simulating", 1)
-		d, err := HIV(pool, public)
-		if err != nil {
-			return err
+		if header, cells := TuningTable(rows); len(cells) > 0 {
+			out.Markdown(fmt.Sprintf("**%s**: C = %.3g, T = n, δ = 1e−5, one trajectory per step, σ by WBK Theorem 27 (the ledger at the end "+
+				"lists the privacy of every run); per (n, ε) the step each schedule got on public data, the public choice, the share of its "+
+				"gradients clipped, and the step tuned for the non-private GTD2:", info.Name, info.Clip))
+			out.Table(header, cells)
 		}
-		bar.Add(1)
-		bar.Done()
-		out.Markdown(fmt.Sprintf("Mean reward of the evaluated policy r̄ = %.3g; moments from %d transitions.", d.MeanReward, d.MomentTransitions))
-		if rows, err = run(out, d, p.Config(ns, hivEps)); err != nil {
-			return err
-		}
-		meanReward = d.MeanReward
 	}
-	scale := 1 / (meanReward * meanReward)
-	if err := curves(out, "Fig. 4: HIV off-policy", "n (trajectories)", "relative MSPBE", rows,
-		[]string{MethodGPOPE, MethodWISLSTD, MethodGTD2, MethodZero}, epss, floatsOf(ns), byN, scale); err != nil {
+	for _, p := range plots {
+		if err := out.Figure(p); err != nil {
+			return err
+		}
+	}
+	caption, err := Caption(t)
+	if err != nil {
 		return err
 	}
-	out.Markdown(note)
-	first, last := ns[0], ns[len(ns)-1]
-	fall := logRatio(byTrial(rows, MethodGPOPE, first, 1, k), byTrial(rows, MethodGPOPE, last, 1, k))
-	repro.Record(out, tested(repro.Claim{Key: "h", Claim: "HIV: GPOPE's relative MSPBE falls with n", Paper: "Fig. 4",
-		Why: fmt.Sprintf("Test: log₁₀(relative MSPBE at n = %d / at n = %d) per trial at ε = 1; reproduced if above log₁₀ 2 = 0.301 (it halves). θ = 0's relative MSPBE is %.3g.",
-			first, last, meanAt(rows, MethodZero, first, 0)*scale)},
-		fall, math.Log10(2), true, fmt.Sprintf("ε = 1, n = %d → %d: log₁₀ ratio ", first, last), "%.3g"))
+	out.Markdown(caption)
 	return nil
+}
+
+// TuningTable is the public tuning as the rows record it, per (n, ε) of GPOPE's public choice: σ, each
+// schedule's tuned step, the choice, the mean share of the choice's clipped gradients over the trials, and
+// GTD2's step; empty for rows without a public choice (step sweeps).
+func TuningTable(rows []Row) (header []string, cells [][]string) {
+	header = []string{"n", "ε", "σ", "constant: α", "diminishing: α₀", "public choice", "clipped", "GTD2 step"}
+	type key struct {
+		n   int
+		eps float64
+	}
+	var keys []key
+	for _, r := range rows {
+		if k := (key{r.N, r.Epsilon}); r.Method == MethodGPOPE && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	first := func(s sel) (Row, bool) {
+		i := slices.IndexFunc(rows, s.match)
+		if i < 0 {
+			return Row{}, false
+		}
+		return rows[i], true
+	}
+	for _, k := range keys {
+		choice, _ := first(sel{method: MethodGPOPE, eps: k.eps, n: k.n})
+		c, _ := first(sel{method: MethodGPOPEConstant, eps: k.eps, n: k.n})
+		dm, _ := first(sel{method: MethodGPOPEDiminishing, eps: k.eps, n: k.n})
+		g, _ := first(sel{method: MethodGTD2, n: k.n})
+		clipped, m := 0.0, 0
+		for _, r := range rows {
+			if (sel{method: MethodGPOPE, eps: k.eps, n: k.n}).match(r) {
+				clipped, m = clipped+r.ClippedShare, m+1
+			}
+		}
+		cells = append(cells, []string{fmt.Sprint(k.n), fmt.Sprint(k.eps), fmt.Sprintf("%.3g", choice.Sigma), fmt.Sprint(c.Step), fmt.Sprint(dm.Step),
+			choice.Schedule, fmt.Sprintf("%.0f%%", 100*clipped/float64(m)), fmt.Sprint(g.Step)})
+	}
+	return header, cells
+}
+
+// Caption is the note under a figure: the seeds behind its bands and the diverged runs, counted per point
+// (method, ε, δ, schedule and n or step) of every domain in t.
+func Caption(t *experiment.Table) (string, error) {
+	domains, err := Domains(t)
+	if err != nil {
+		return "", err
+	}
+	var notes []string
+	for _, d := range domains {
+		rows, _, err := ReadTable(t, d)
+		if err != nil {
+			return "", err
+		}
+		if len(domains) > 1 {
+			notes = append(notes, "*"+d+"*:")
+		}
+		notes = append(notes, seedsNote(rows), divergedNote(rows))
+	}
+	return strings.Join(notes, " "), nil
+}
+
+// seedsNote says which streams the trials drew from: rand.NewPCG(seed, k) for trial k of a notebook run, or
+// rand.NewPCG(s, 0) for the trial of seed s of a merged sweep.
+func seedsNote(rows []Row) string {
+	k := trials(rows)
+	seeds := make([]uint64, k)
+	streams := make([]uint64, k)
+	for _, r := range rows {
+		seeds[r.Trial], streams[r.Trial] = r.Seed, r.Stream
+	}
+	if k > 0 && slices.Min(seeds) == slices.Max(seeds) {
+		return fmt.Sprintf("Bands: 95%% Student-t intervals of the mean over %d trials; trial k draws from rand.NewPCG(%d, k), k = 0…%d.", k, seeds[0], k-1)
+	}
+	slices.Sort(seeds)
+	return fmt.Sprintf("Bands: 95%% Student-t intervals of the mean over the sweep's %d trials; the trial of seed s draws from rand.NewPCG(s, 0), s %s, "+
+		"after the public step-size tuning with seed %d (the notebook's).", k, repro.SeedRange(seeds), Seed)
+}
+
+// divergedNote counts the diverged runs per point: method, ε, δ, schedule and n (or the step of a step sweep).
+func divergedNote(rows []Row) string {
+	type point struct {
+		method, schedule string
+		eps, delta, x    float64
+		byStep           bool
+	}
+	var order []point
+	count, total := map[point]int{}, map[point]int{}
+	for _, r := range rows {
+		p := point{method: r.Method, schedule: r.Schedule, eps: r.Epsilon, delta: r.Delta, x: float64(r.N)}
+		if r.Method == MethodGPOPEAtStep || r.Method == MethodGTD2AtStep {
+			p.x, p.byStep = r.Step, true
+		}
+		if _, ok := total[p]; !ok {
+			order = append(order, p)
+		}
+		total[p]++
+		if r.Diverged() {
+			count[p]++
+		}
+	}
+	var parts []string
+	all := 0
+	for _, p := range order {
+		if c := count[p]; c > 0 {
+			all += c
+			where := fmt.Sprintf("n = %g", p.x)
+			if p.byStep {
+				where = fmt.Sprintf("α = %g", p.x)
+			}
+			name := p.method
+			if p.schedule != "" && (p.method == MethodGPOPEAtStep || p.method == MethodGPOPE10x || p.method == MethodGPOPETenth || p.method == MethodGPOPE) {
+				name += ", " + p.schedule
+			}
+			parts = append(parts, fmt.Sprintf("%s, ε = %g, %s: %d/%d", name, p.eps, where, c, total[p]))
+		}
+	}
+	if all == 0 {
+		return fmt.Sprintf("Diverged runs: none (of %d).", len(rows))
+	}
+	return fmt.Sprintf("Diverged runs (left out of the curves and of the claims' intervals), per point: %s; none at the other points.", strings.Join(parts, "; "))
+}
+
+// mean is the mean of the finite values.
+func mean(xs []float64) float64 {
+	s, k := 0.0, 0
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			s, k = s+x, k+1
+		}
+	}
+	return s / float64(k)
 }

@@ -8,21 +8,6 @@ import (
 	"github.com/dprl-project/dprl/dprl/repro"
 )
 
-// byTrial is method's MSPBE per trial at (n, ε) (non-private methods at any ε), indexed by trial; NaN where the
-// trial has no row or the run diverged.
-func byTrial(rows []Row, method string, n int, eps float64, trials int) []float64 {
-	out := make([]float64, trials)
-	for i := range out {
-		out[i] = math.NaN()
-	}
-	for _, r := range rows {
-		if r.Method == method && r.N == n && (r.Epsilon == eps || nonPrivate(method)) && r.Trial < trials && !math.IsInf(r.MSPBE, 0) {
-			out[r.Trial] = r.MSPBE
-		}
-	}
-	return out
-}
-
 // logRatio is log10(a_k/b_k) per trial (paired: the same trial's private sample), NaN where either is missing
 // or not positive.
 func logRatio(a, b []float64) []float64 {
@@ -97,10 +82,4 @@ func absInterval(lo, hi float64) (float64, float64) {
 		return -hi, -lo
 	}
 	return 0, math.Max(-lo, hi)
-}
-
-// seedsNote lists the seeds behind a figure's bands: trial k draws from rand.NewPCG(seed, k).
-func seedsNote(trials int, seed uint64) string {
-	return fmt.Sprintf("Bands: 95%% Student-t intervals of the mean over %d trials; trial k draws from rand.NewPCG(%d, k), k = 0…%d.",
-		trials, seed, trials-1)
 }

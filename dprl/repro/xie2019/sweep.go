@@ -3,11 +3,10 @@ package xie2019
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/param"
-	"github.com/dprl-project/dprl/dprl/report"
-	"github.com/dprl-project/dprl/dprl/repro"
 	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
@@ -18,56 +17,61 @@ const (
 	SweepFig4   = "xie2019-fig4"   // Fig4: HIV
 )
 
+// SweepColumns are the columns of an xie2019/mspbe task's rows (the sweep adds the seed): Columns without
+// the domain, trial, seed and stream (one trial per task, drawing from rand.NewPCG(seed, 0)).
+var SweepColumns = []string{"method", "n", "iterations", "epsilon", "delta", "schedule", "step", "sigma", "clipped_share", "mspbe", "clip", "mean_reward", "moment_transitions"}
+
+// SweepRows is a task's rows (SweepColumns) from Experiment's rows on a domain.
+func SweepRows(info DomainInfo, rows []Row) [][]string {
+	t := Table(info, rows)
+	out := make([][]string, len(t.Rows))
+	for i, r := range t.Rows {
+		for _, col := range SweepColumns {
+			out[i] = append(out[i], r[slices.Index(Columns, col)])
+		}
+	}
+	return out
+}
+
 // RowsFromSweep reads a merged xie2019/mspbe table of one domain (narrow a table of several with
 // sweep.Where(t, map[string]string{"domain": …})) as rows, Trial = the seed's rank (the seeds in increasing
-// order become trials 0, 1, …), for Curve and the figures' claims.
-func RowsFromSweep(t *experiment.Table) ([]Row, error) {
-	c, err := sweep.NewReader(t, "seed", "method", "n", "epsilon", "step", "sigma", "clipped_share", "mspbe")
+// order become trials 0, 1, …), Seed the task's seed and Stream 0, and the domain's DomainInfo (every row
+// carries the same; rows that disagree, as in a table of several domains, are an error, as is an empty table).
+func RowsFromSweep(t *experiment.Table, domain string) ([]Row, DomainInfo, error) {
+	c, err := sweep.NewReader(t, append([]string{"seed"}, SweepColumns...)...)
 	if err != nil {
-		return nil, err
-	}
-	trial := c.SeedRanks("seed")
-	out := make([]Row, len(t.Rows))
-	for r := range t.Rows {
-		out[r] = Row{Method: c.String(r, "method"), N: c.Int(r, "n"), Epsilon: c.Float(r, "epsilon"), Trial: trial[c.String(r, "seed")],
-			Step: c.Float(r, "step"), Sigma: c.Float(r, "sigma"), ClippedShare: c.Float(r, "clipped_share"), MSPBE: c.Float(r, "mspbe")}
-	}
-	return out, c.Err()
-}
-
-// SweepDomain is what a merged xie2019/mspbe table records about its domain besides the estimates: GPOPE's
-// clip bound C (Domain.Clip), the evaluated policy's mean reward r̄ (Domain.MeanReward, which HIV's
-// relative MSPBE divides by) and the number of transitions behind the population moments.
-type SweepDomain struct {
-	Clip, MeanReward  float64
-	MomentTransitions int
-}
-
-// DomainFromSweep reads SweepDomain from a merged xie2019/mspbe table of one domain. Every row carries the
-// same values; rows that disagree (a table of several domains) are an error, as is an empty table.
-func DomainFromSweep(t *experiment.Table) (SweepDomain, error) {
-	c, err := sweep.NewReader(t, "clip", "mean_reward", "moment_transitions")
-	if err != nil {
-		return SweepDomain{}, err
+		return nil, DomainInfo{}, err
 	}
 	if c.Len() == 0 {
-		return SweepDomain{}, fmt.Errorf("xie2019: the sweep table has no rows")
+		return nil, DomainInfo{}, fmt.Errorf("xie2019: the sweep table has no rows")
 	}
 	for r := range c.Len() {
 		for _, col := range []string{"clip", "mean_reward", "moment_transitions"} {
 			if c.String(r, col) != c.String(0, col) {
-				return SweepDomain{}, fmt.Errorf("xie2019: sweep row %d has %s = %s, row 0 %s (more than one domain? narrow with sweep.Where)",
+				return nil, DomainInfo{}, fmt.Errorf("xie2019: sweep row %d has %s = %s, row 0 %s (more than one domain? narrow with sweep.Where)",
 					r, col, c.String(r, col), c.String(0, col))
 			}
 		}
 	}
-	d := SweepDomain{Clip: c.Float(0, "clip"), MeanReward: c.Float(0, "mean_reward"), MomentTransitions: c.Int(0, "moment_transitions")}
-	return d, c.Err()
+	info := DomainInfo{Name: domain, Clip: c.Float(0, "clip"), MeanReward: c.Float(0, "mean_reward"), MomentTransitions: c.Int(0, "moment_transitions")}
+	trial := c.SeedRanks("seed")
+	out := make([]Row, c.Len())
+	for r := range out {
+		seed, err := strconv.ParseUint(c.String(r, "seed"), 10, 64)
+		if err != nil {
+			return nil, DomainInfo{}, fmt.Errorf("xie2019: sweep row %d: seed %q: %w", r, c.String(r, "seed"), err)
+		}
+		out[r] = Row{Method: c.String(r, "method"), N: c.Int(r, "n"), T: c.Int(r, "iterations"), Epsilon: c.Float(r, "epsilon"), Delta: c.Float(r, "delta"),
+			Trial: trial[c.String(r, "seed")], Seed: seed, Schedule: c.String(r, "schedule"), Step: c.Float(r, "step"), Sigma: c.Float(r, "sigma"),
+			ClippedShare: c.Float(r, "clipped_share"), MSPBE: c.Float(r, "mspbe")}
+	}
+	return out, info, c.Err()
 }
 
 // FullSizeConfig is the configuration the full size runs with: DefaultProtocol's choices outside quick mode
-// (3 public tuning samples per grid step over StepGrid, seed 2019, δ = 1e−5, DP-LSW/DP-LSL at δ = 0.1 and
-// c = 100, T = n) for the given sizes and privacy levels, one trial. The xie2019/mspbe sweep takes its
+// (3 public tuning samples per grid step over StepGrid, seed 2019, δ = 1e−5 for every method compared, σ by
+// Theorem 27, DP-LSW/DP-LSL also at δ = 0.1, c = 100, T = n) for the given sizes and privacy levels, one
+// trial. The xie2019/mspbe sweep takes its
 // defaults from it, so that a merged sweep tunes the step size exactly as the notebook does.
 func FullSizeConfig(ns []int, eps []float64) Config {
 	cfg := Protocol{Trials: 1, TuneRuns: paperTuneRuns, Steps: StepGrid()}.Config(ns, eps)
@@ -75,34 +79,20 @@ func FullSizeConfig(ns []int, eps []float64) Config {
 	return cfg
 }
 
-// sweepData is a figure's input read from a merged sweep.
-type sweepData struct {
-	rows   []Row
-	ns     []int
-	eps    []float64 // GPOPE's privacy levels
-	trials int
-	domain SweepDomain
-	tuning []Tuning // the public tuning, as Tune returned it
-	seeds  string   // the note on the seeds behind the bands
-}
-
-// showTuning shows the sweep's tuning table as run does.
-func (s *sweepData) showTuning(out report.Sink, name string) {
-	showTuning(out, name, s.domain.Clip, s.tuning, s.rows)
-}
-
-// fromSweep reads one domain of the merged sweep r for a figure under protocol p. It checks that the sweep
-// is of that domain, that it ran GPOPE at every privacy level in need (the ones the figure's claims are
-// about), and that it ran the configuration the protocol would (the public step-size search, δ, DP-LSW's
-// and DP-LSL's constants; sizes, seeds and the other privacy levels may differ),
-// and recovers the tuning from the rows. A mismatch is an error naming the parameter: the cell stops
-// rather than show numbers of another configuration.
-func fromSweep(r *sweep.Result, p Protocol, domain string, need ...float64) (*sweepData, error) {
+// fromSweep reads one domain of the merged sweep r (loaded with error err) as a figure's tidy table under
+// protocol p. It checks that the sweep is of that domain, that it ran GPOPE at every privacy level in need
+// (the ones the figure's claims are about), and that it ran the configuration the protocol would (the public
+// step-size search, δ, the baselines' constants; sizes, seeds and the other privacy levels may differ). A
+// mismatch is an error naming the parameter: the cell stops rather than show numbers of another
+// configuration.
+func fromSweep(r *sweep.Result, err error, p Protocol, domain string, need ...float64) (*experiment.Table, error) {
+	if err != nil {
+		return nil, err
+	}
 	s := r.Spec
 	where := fmt.Sprintf("xie2019: merged sweep %s (%s)", s.Name, r.Dir)
 	t := r.Table
 	if _, ok := s.Grid["domain"]; ok {
-		var err error
 		if t, err = sweep.Where(t, map[string]string{"domain": domain}); err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
@@ -114,47 +104,17 @@ func fromSweep(r *sweep.Result, p Protocol, domain string, need ...float64) (*sw
 	if err := checkSweepConfig(s, p); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	rows, err := RowsFromSweep(t)
+	rows, info, err := RowsFromSweep(t, domain)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	dom, err := DomainFromSweep(t)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	var ns []int
-	var eps []float64
-	trials := 0
-	for _, x := range rows {
-		if !slices.Contains(ns, x.N) {
-			ns = append(ns, x.N)
-		}
-		if x.Method == MethodGPOPE && !slices.Contains(eps, x.Epsilon) {
-			eps = append(eps, x.Epsilon)
-		}
-		trials = max(trials, x.Trial+1)
-	}
-	slices.Sort(ns)
-	slices.Sort(eps)
+	eps := values(rows, func(x Row) bool { return x.Method == MethodGPOPE }, func(x Row) float64 { return x.Epsilon })
 	for _, e := range need {
 		if !slices.Contains(eps, e) {
 			return nil, fmt.Errorf("%s: GPOPE ran at ε = %v; the figure's claims need ε = %g", where, eps, e)
 		}
 	}
-	// The tuning, as Tune returned it: every trial's GPOPE row at (n, ε) carries the tuned step and σ, every
-	// GTD2 row at n the step tuned for GTD2.
-	var tu []Tuning
-	for _, n := range ns {
-		gtd2 := slices.IndexFunc(rows, func(x Row) bool { return x.Method == MethodGTD2 && x.N == n })
-		for _, e := range eps {
-			k := slices.IndexFunc(rows, func(x Row) bool { return x.Method == MethodGPOPE && x.N == n && x.Epsilon == e })
-			if k < 0 || gtd2 < 0 {
-				return nil, fmt.Errorf("%s: no GPOPE or GTD2 row at n = %d, ε = %g", where, n, e)
-			}
-			tu = append(tu, Tuning{N: n, Epsilon: e, Sigma: rows[k].Sigma, Best: rows[k].Step, GTD2Best: rows[gtd2].Step})
-		}
-	}
-	return &sweepData{rows: rows, ns: ns, eps: eps, trials: trials, domain: dom, tuning: tu, seeds: sweepSeedsNote(trials, s.Seeds.Values())}, nil
+	return Table(info, rows), nil
 }
 
 // checkSweepConfig compares what a sweep spec's parameters configure (with the sweep's defaults,
@@ -166,7 +126,7 @@ func checkSweepConfig(s *sweep.Spec, p Protocol) error {
 	if perTrajectory == 0 {
 		perTrajectory = 1
 	}
-	for _, k := range []string{"steps", "tune_runs", "tune_seed", "delta", "lsw_delta", "lsl_c", "iterations_per_trajectory"} {
+	for _, k := range []string{"steps", "tune_runs", "tune_seed", "delta", "balle_delta", "lsl_c", "iterations_per_trajectory"} {
 		if _, ok := s.Grid[k]; ok {
 			return fmt.Errorf("the grid varies %s, which the figure keeps fixed", k)
 		}
@@ -198,7 +158,7 @@ func checkSweepConfig(s *sweep.Spec, p Protocol) error {
 		iv        param.Interval
 	}{
 		{"delta", def.Delta, want.Delta, param.OpenUnit},
-		{"lsw_delta", def.LSWDelta, want.LSWDelta, param.OpenUnit},
+		{"balle_delta", def.BalleDelta, want.BalleDelta, param.Interval{Lo: 0, Hi: 1, LoClosed: true}},
 		{"lsl_c", def.LSLC, want.LSLC, param.Positive},
 		{"iterations_per_trajectory", def.IterationsPerTrajectory, perTrajectory, param.Positive},
 	} {
@@ -211,12 +171,4 @@ func checkSweepConfig(s *sweep.Spec, p Protocol) error {
 		}
 	}
 	return nil
-}
-
-// sweepSeedsNote lists the seeds behind a figure drawn from a sweep: trial k is the task of the k-th
-// smallest seed s, which runs one trial drawing from rand.NewPCG(s, 0).
-func sweepSeedsNote(trials int, seeds []uint64) string {
-	slices.Sort(seeds)
-	return fmt.Sprintf("Bands: 95%% Student-t intervals of the mean over the sweep's %d trials; the trial of seed s draws from rand.NewPCG(s, 0), s %s, "+
-		"after the public step-size tuning with seed %d (the notebook's).", trials, repro.SeedRange(seeds), Seed)
 }

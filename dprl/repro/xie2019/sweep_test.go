@@ -32,7 +32,7 @@ func TestSweepConfig(t *testing.T) {
 		`"delta": 0.001`:                                "params.delta = 0.001",
 		`"lsl_c": 1`:                                    "params.lsl_c = 1",
 		`"iterations_per_trajectory": 10`:               "params.iterations_per_trajectory = 10",
-		`"tune_runs": 3, "lsw_delta": 0.01`:             "params.lsw_delta = 0.01",
+		`"tune_runs": 3, "balle_delta": 0.01`:           "params.balle_delta = 0.01",
 		`"tune_runs": 3}, "grid": {"steps": [[1], [2]]`: "the grid varies steps",
 	} {
 		s, err := sweep.ParseSpec([]byte(`{"name": "x", "experiment": "xie2019/mspbe", "params": {` + params + `}, "seeds": [1], "shard_size": 1}`))
