@@ -18,7 +18,7 @@ func gpopeCanary(r float64) policyeval.FeatureTrajectory {
 }
 
 // gpopeCase runs GPOPE (Xie et al. Algorithm 1, step 0.1, clip C = 1) on n trajectories for T steps with σ
-// calibrated by the paper's accounting (one of n per step without replacement, replace-one, Δ = 2C, RDP) for
+// calibrated as the figures are (Calibration: one of n per step, replace-one, Δ = 2C, WBK Theorem 27) for
 // (eps, 1e−5). Trajectory 0 is the canary with reward +10 (input 0) or −10 (input 1); the other n − 1 have
 // φ = 0 and contribute no gradient, so every move of the iterate is noise or the canary.
 //
@@ -30,7 +30,7 @@ func gpopeCanary(r float64) policyeval.FeatureTrajectory {
 // adversary knows it).
 func gpopeCase(name string, n, T int, eps float64) audit.Case {
 	const delta, clip, reward, step, gamma = 1e-5, 1.0, 10.0, 0.1, 0.9
-	sigma, err := policyeval.GPOPESigma(policyeval.AccountingTheorem9, n, T, eps, delta, clip, nil)
+	sigma, err := policyeval.GPOPESigma(Calibration, n, T, eps, delta, clip, nil)
 	if err != nil {
 		panic(fmt.Sprintf("audit: GPOPE σ for n = %d, T = %d, ε = %g: %v", n, T, eps, err))
 	}
@@ -83,6 +83,5 @@ func gpopeCase(name string, n, T int, eps float64) audit.Case {
 // stacked gradient, ε = 2.
 func GPOPEStepCase() audit.Case { return gpopeCase("GPOPE, one step", 1, 1, 2) }
 
-// GPOPERunCase audits a full GPOPE run, every iterate: n = 20 trajectories, T = 50 steps, ε = 2 (the paper's
-// accounting has a noise-independent floor that rules out ε ≤ 1 at such small n).
+// GPOPERunCase audits a full GPOPE run, every iterate: n = 20 trajectories, T = 50 steps, ε = 2.
 func GPOPERunCase() audit.Case { return gpopeCase("GPOPE, full run", 20, 50, 2) }

@@ -8,8 +8,8 @@ import (
 	"github.com/dprl-project/dprl/dprl/policyeval"
 )
 
-// GPOPETargets are the rows of the tight audit table for Xie et al.'s GPOPE (paper's accounting: one of n
-// trajectories per step, replace-one, Δ = 2C, RDP), all with the worst-case canary of gpopeCanary (clipped
+// GPOPETargets are the rows of the tight audit table for Xie et al.'s GPOPE (calibrated as the figures are:
+// one of n trajectories per step, replace-one, Δ = 2C, WBK Theorem 27), all with the worst-case canary of gpopeCanary (clipped
 // gradients ±C, difference 2C):
 //
 //   - one step on one trajectory (n = T = 1): exactly a Gaussian mechanism, audited with the GDP fit;
@@ -34,7 +34,7 @@ func GPOPETargets() []audit.Target {
 	var out []audit.Target
 	out = append(out, t(step, "GPOPE, one step (white box)", audit.MethodGDP, 100_000, "a single Gaussian release: the GDP fit applies")...)
 	out = append(out, t(run, "GPOPE, 50 steps (white box, every iterate)", audit.MethodThreshold, 20_000,
-		"sampled 1 of 20 per step: the loss is a mixture, so only the assumption-free test is valid; the accountant's bound (WOR, Thm 9) is loose")...)
+		"sampled 1 of 20 per step: the loss is a mixture, so only the assumption-free test is valid; the accountant's bound (WOR, Thm 27) is loose")...)
 	out = append(out, t(last, "GPOPE, 50 steps (black box, last iterate)", audit.MethodThreshold, 20_000,
 		"only θ_T is seen: the audit is weaker than white box, as the accounting of every iterate allows; the canary's reward (±1000) saturates the clip, so only the broken variant feels its size")...)
 	return out
@@ -46,7 +46,7 @@ func GPOPETargets() []audit.Target {
 func gpopeLastIterateCase(n, T int, eps float64) audit.Case {
 	c := gpopeCase("GPOPE last iterate", n, T, eps)
 	const delta, clip, step, gamma = 1e-5, 1.0, 0.1, 0.9
-	sigma, _ := policyeval.GPOPESigma(policyeval.AccountingTheorem9, n, T, eps, delta, clip, nil)
+	sigma, _ := policyeval.GPOPESigma(Calibration, n, T, eps, delta, clip, nil)
 	data := [2][]policyeval.FeatureTrajectory{}
 	for nb := range 2 {
 		data[nb] = make([]policyeval.FeatureTrajectory, n)
@@ -71,13 +71,13 @@ func gpopeLastIterateCase(n, T int, eps float64) audit.Case {
 
 // GPOPEOneRunTargets audit GPOPE in one run: m = 200 canary trajectories with Dirac features φ = e_i
 // (d = m, terminal next state, ρ = 1) and reward +1000 (S_i = +1) or −1000 (S_i = −1, oneRunReward), so flipping S_i replaces
-// one trajectory; T = 2000 steps (each canary drawn about 10 times), noise from the paper's accounting for
+// one trajectory; T = 2000 steps (each canary drawn about 10 times), noise calibrated as the figures are (Calibration) for
 // (eps, 10⁻⁵). A drawn canary's clipped gradient is about ∓C on its own dual coordinate w_i, which then pulls θ_i, so the score of
 // canary i is θ_i + w_i at the end (the last iterate, which the accounting covers).
 // Broken variant: clipping skipped.
 func GPOPEOneRunTargets(eps float64) []audit.Target {
 	const m, T, delta, clip, step, gamma, reward = 200, 2000, 1e-5, 1.0, 0.05, 0.0, oneRunReward
-	sigma, err := policyeval.GPOPESigma(policyeval.AccountingTheorem9, m, T, eps, delta, clip, nil)
+	sigma, err := policyeval.GPOPESigma(Calibration, m, T, eps, delta, clip, nil)
 	if err != nil {
 		panic(fmt.Sprintf("xie2019: GPOPE σ for the one-run audit: %v", err))
 	}
