@@ -19,15 +19,7 @@ func mountainCarTrajs(t testing.TB, n int) []FeatureTrajectory {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := &envs.Greedy{N: 3, Q: func(dst, o []float64) []float64 {
-		clear(dst)
-		if o[1] > 0 {
-			dst[2] = 1
-		} else {
-			dst[0] = 1
-		}
-		return dst
-	}}
+	target := &envs.Greedy{N: 3, Q: func(dst, o []float64) []float64 { dst[0], dst[1], dst[2] = -o[1], 0, o[1]; return dst }}
 	ft, err := Featurize(tr, envs.MountainCarFourier(3), envs.MixMin{Base: target, PMin: 0.1})
 	if err != nil {
 		t.Fatal(err)

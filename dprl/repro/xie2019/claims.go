@@ -236,54 +236,41 @@ func stableSteps(c repro.Claim, rows []Row, info DomainInfo, eps float64, sc Sch
 	return tested(c, width, 1, true, sc.String()+" step: decades within 2× of the best ", "%.3g"), nil
 }
 
-// stableStepsRobust is stableSteps with the constant step (what the paper's Fig. 1(b) varies) and the
-// verdict under the diminishing schedule.
-func stableStepsRobust(c repro.Claim, rows []Row, info DomainInfo, eps float64) (repro.Claim, error) {
+// recordStableSteps records the row "accuracy is stable over a wide range of steps" of a step sweep's table
+// on one domain at ε: stableSteps with the constant step (what the paper's step panels vary), and the verdict
+// under the diminishing schedule.
+func recordStableSteps(out report.Sink, t *experiment.Table, domain string, eps float64, c repro.Claim) error {
+	rows, info, _, err := rowsOf(t, domain)
+	if err != nil {
+		return err
+	}
 	row, err := stableSteps(c, rows, info, eps, Constant)
 	if err != nil {
-		return c, err
+		return err
 	}
 	alt, err := stableSteps(c, rows, info, eps, Diminishing)
 	if err != nil {
-		return c, err
+		return err
 	}
 	row.Robust = robust("the step-size schedule the figure varies (not printed)", alternative{"diminishing step, α₀ varied", alt})
-	return row, nil
+	repro.Record(out, row)
+	return nil
 }
 
 // Fig1bClaims records Fig. 1(b)'s claim from Fig1bData's table: at ε = 0.1, accuracy is stable over a wide
 // range of step sizes.
 func Fig1bClaims(out report.Sink, t *experiment.Table) error {
-	rows, info, _, err := rowsOf(t, "chain")
-	if err != nil {
-		return err
-	}
-	c, err := stableStepsRobust(repro.Claim{Key: "c1-steps", Kind: repro.KindPaper, Where: "§7, chain; Fig. 1(b) (the text's \"Figure 0(b)\")",
+	return recordStableSteps(out, t, "chain", 0.1, repro.Claim{Key: "c1-steps", Kind: repro.KindPaper, Where: "§7, chain; Fig. 1(b) (the text's \"Figure 0(b)\")",
 		Claim: "Chain: accuracy is stable over a very wide range of step sizes", Quote: "This shows that accuracy is stable for a very wide range of step sizes.",
-		Paper: "flat over the steps shown"}, rows, info, 0.1)
-	if err != nil {
-		return err
-	}
-	repro.Record(out, c)
-	return nil
+		Paper: "flat over the steps shown"})
 }
 
 // Fig2bClaims records Fig. 2(b)'s claim from Fig2bData's table: at ε = 1, Mountain Car's accuracy is stable
 // over a wide range of step sizes, as on the chain.
 func Fig2bClaims(out report.Sink, t *experiment.Table) error {
-	rows, info, _, err := rowsOf(t, "mountaincar")
-	if err != nil {
-		return err
-	}
-	c, err := stableStepsRobust(repro.Claim{Key: "m-steps", Kind: repro.KindPaper, Where: "§7, Mountain Car; Fig. 2(b) (the text's \"Figure 1(b)\")",
+	return recordStableSteps(out, t, "mountaincar", 1, repro.Claim{Key: "m-steps", Kind: repro.KindPaper, Where: "§7, Mountain Car; Fig. 2(b) (the text's \"Figure 1(b)\")",
 		Claim: "Mountain Car: accuracy is robust to the step size, as on the chain",
-		Quote: "Similar to the chain domain, we show the robustness of our algorithm to step sizes in Figure 1(b)", Paper: "flat over the steps shown"},
-		rows, info, 1)
-	if err != nil {
-		return err
-	}
-	repro.Record(out, c)
-	return nil
+		Quote: "Similar to the chain domain, we show the robustness of our algorithm to step sizes in Figure 1(b)", Paper: "flat over the steps shown"})
 }
 
 // MountainCarClaims records the claims of Figs. 2(a), 3(a), 3(b) from MountainCarData's table: GPOPE improves

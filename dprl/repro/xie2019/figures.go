@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -299,12 +300,17 @@ func gpopeArms(eps float64) []curveSpec {
 func baselineArms(eps float64, lsl bool) []curveSpec {
 	var out []curveSpec
 	for _, delta := range []float64{Delta, BalleDelta} {
-		out = append(out, curveSpec{fmt.Sprintf("DP-LSW (V1), δ = %g", delta), sel{method: MethodDPLSW, eps: eps, delta: delta}})
+		out = append(out, curveSpec{"DP-LSW (V1), δ = " + deltaText(delta), sel{method: MethodDPLSW, eps: eps, delta: delta}})
 		if lsl {
-			out = append(out, curveSpec{fmt.Sprintf("DP-LSL (V2), δ = %g", delta), sel{method: MethodDPLSLPaper, eps: eps, delta: delta}})
+			out = append(out, curveSpec{"DP-LSL (V2), δ = " + deltaText(delta), sel{method: MethodDPLSLPaper, eps: eps, delta: delta}})
 		}
 	}
 	return out
+}
+
+// deltaText writes δ as the notebook does: 0.1, 1e−5.
+func deltaText(d float64) string {
+	return strings.Replace(strings.Replace(strconv.FormatFloat(d, 'g', -1, 64), "e-0", "e−", 1), "e-", "e−", 1)
 }
 
 // ref is the curve of a non-private reference method.

@@ -55,6 +55,9 @@ func TestRowHelpers(t *testing.T) {
 	if v := byTrial(rows, sel{method: MethodDPLSW, eps: 1, delta: 1e-5}, 1); v[0] != 70 {
 		t.Errorf("DP-LSW at δ = 1e−5: %v", v)
 	}
+	if deltaText(1e-5) != "1e−5" || deltaText(0.1) != "0.1" {
+		t.Errorf("δ written %q, %q", deltaText(1e-5), deltaText(0.1))
+	}
 	if trials(rows) != 2 {
 		t.Errorf("%d trials", trials(rows))
 	}
