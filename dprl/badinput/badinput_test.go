@@ -850,7 +850,9 @@ func table(t *testing.T) []row {
 	)
 	xc, err := xie2019.Chain()
 	must(err)
-	_, ft, err := xc.Draw(10, src())
+	xs, err := xc.Draw(10, src())
+	must(err)
+	ft, err := policyeval.Featurize(xs.Raw, envs.TabularFeatures{N: 40}, nil)
 	must(err)
 	gcfg := func() policyeval.GPOPEConfig {
 		return policyeval.GPOPEConfig{Gamma: xc.Gamma, Iterations: 20, Step: policyeval.Constant(0.01), Clip: 1, Sigma: 0.1, Src: src()}

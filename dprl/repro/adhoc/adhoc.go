@@ -258,7 +258,7 @@ func (s *Setup) Charge(m Method, records int, eps float64) (session.Charge, erro
 		if err := s.checkGPOPE(); err != nil {
 			return session.Charge{}, err
 		}
-		sigma, err := policyeval.GPOPESigma(policyeval.AccountingPaper, records, s.Steps, eps, s.Delta, s.Clip, nil)
+		sigma, err := policyeval.GPOPESigma(policyeval.AccountingTheorem9, records, s.Steps, eps, s.Delta, s.Clip, nil)
 		if err != nil {
 			return session.Charge{}, fmt.Errorf("adhoc: no GPOPE noise reaches ε = %g at δ = %g on %d trajectories in %d steps (the paper's accounting has a noise-independent floor): %w",
 				eps, s.Delta, records, s.Steps, err)
