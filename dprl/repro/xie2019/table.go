@@ -111,18 +111,18 @@ func nonPrivate(m string) bool {
 }
 
 // sel selects rows: a method, and optionally ε (non-private methods match any ε), δ (0: any), a schedule
-// ("": any) and n (0: any).
+// ("": any), n (0: any) and T (0: any).
 type sel struct {
 	method   string
 	eps      float64
 	delta    float64
 	schedule string
-	n        int
+	n, t     int
 }
 
 func (s sel) match(r Row) bool {
 	return r.Method == s.method && (nonPrivate(s.method) || r.Epsilon == s.eps) && (s.delta == 0 || r.Delta == s.delta) &&
-		(s.schedule == "" || r.Schedule == s.schedule) && (s.n == 0 || r.N == s.n)
+		(s.schedule == "" || r.Schedule == s.schedule) && (s.n == 0 || r.N == s.n) && (s.t == 0 || r.T == s.t)
 }
 
 // curve gathers the MSPBE of the rows s selects as [trial][x] over the x values, x(row) picking the abscissa

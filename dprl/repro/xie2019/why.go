@@ -305,35 +305,15 @@ func LongRunClaims(out report.Sink, t *experiment.Table) error {
 	}
 	k := trials(rows)
 	Ts := values(rows, func(r Row) bool { return r.T > 0 }, byT)
-	at := func(method string, T int) []float64 {
-		v := make([]float64, k)
-		for i := range v {
-			v[i] = math.NaN()
-		}
-		for _, r := range rows {
-			if r.Method == method && r.T == T && !r.Diverged() {
-				v[r.Trial] = r.MSPBE
-			}
-		}
-		return v
-	}
+	at := func(method string, T int) []float64 { return byTrial(rows, sel{method: method, eps: 1, t: T}, k) }
 	build := func(T int) (repro.Claim, error) {
-		dim, err := gpopePrivacy("GPOPE, diminishing step", rows, info, sel{method: MethodGPOPEDiminishing, eps: 1})
+		// Both arms at T run with the same σ: one certified ε.
+		dim, err := gpopePrivacy("GPOPE, diminishing step", rows, info, sel{method: MethodGPOPEDiminishing, eps: 1, n: whyN, t: T})
 		if err != nil {
 			return repro.Claim{}, err
 		}
-		var con repro.Privacy
-		for _, r := range rows {
-			if r.Method == MethodGPOPEConstant && r.T == T {
-				e, err := certified(r.N, r.T, r.Sigma/info.Clip)
-				if err != nil {
-					return repro.Claim{}, err
-				}
-				con = repro.Privacy{Method: "GPOPE, constant step", Epsilon: e, Delta: Delta}
-				dim.Epsilon = e // both arms at T run with the same σ
-				break
-			}
-		}
+		con := dim
+		con.Method = "GPOPE, constant step"
 		c := repro.Claim{Key: "decay", Kind: repro.KindPaper, Where: "§6 (Theorems 2 and 3); §8",
 			Claim: fmt.Sprintf("Chain, n = %d, ε = 1: over many iterations (T = %d) a diminishing step beats a constant one", whyN, T),
 			Quote: "Thus, in the long-term (when running many iterations), using a diminishing step size will produce a better solution.",
