@@ -65,22 +65,22 @@ type Sample struct {
 }
 
 // Draw returns n behaviour trajectories (rewards scaled), prepared.
-func (d *Domain) Draw(n int, src rand.Source) (*Sample, error) {
-	if n < 1 {
-		return nil, fmt.Errorf("xie2019: n = %d trajectories is outside the allowed range [1, ∞)", n)
-	}
-	return d.draw(n, src)
-}
+func (d *Domain) Draw(n int, src rand.Source) (*Sample, error) { return drawN(d.draw, n, src) }
 
 // DrawPublic is Draw for the public tuning data: independent of every private sample.
 func (d *Domain) DrawPublic(n int, src rand.Source) (*Sample, error) {
 	if d.drawPublic == nil {
 		return d.Draw(n, src)
 	}
+	return drawN(d.drawPublic, n, src)
+}
+
+// drawN checks n and draws.
+func drawN(draw func(int, rand.Source) (*Sample, error), n int, src rand.Source) (*Sample, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("xie2019: n = %d trajectories is outside the allowed range [1, ∞)", n)
 	}
-	return d.drawPublic(n, src)
+	return draw(n, src)
 }
 
 // prepare featurises trajectories with the domain's features and evaluated policy and prepares them.
