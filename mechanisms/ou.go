@@ -21,7 +21,8 @@ type OUPath struct {
 	rng         *rand.Rand
 	nodes       []ouNode
 	root        int32
-	prio        uint64 // state of the treap's own priority sequence (independent of the noise stream)
+	prio        uint64  // state of the treap's own priority sequence (independent of the noise stream)
+	path        []int32 // scratch: the nodes At descended through, root first
 }
 
 type ouNode struct {
@@ -86,10 +87,12 @@ func (p *OUPath) At(x float64) float64 {
 	if math.IsNaN(x) {
 		panic("mechanisms: OUPath.At(NaN)")
 	}
-	// One descent finds x itself or its predecessor and successor.
+	// One descent finds x itself or its predecessor and successor, and the node a new x hangs from.
 	lo, hi := int32(nilNode), int32(nilNode)
+	path := p.path[:0]
 	for t := p.root; t != nilNode; {
 		n := &p.nodes[t]
+		path = append(path, t)
 		switch {
 		case x == n.x:
 			return n.z
@@ -99,6 +102,7 @@ func (p *OUPath) At(x float64) float64 {
 			lo, t = t, n.right
 		}
 	}
+	p.path = path
 	var mean, sd float64
 	switch {
 	case lo == nilNode && hi == nilNode:
@@ -111,7 +115,7 @@ func (p *OUPath) At(x float64) float64 {
 		mean, sd = p.between(x-p.nodes[lo].x, p.nodes[hi].x-x, p.nodes[lo].z, p.nodes[hi].z)
 	}
 	z := mean + sd*p.rng.NormFloat64()
-	p.insert(x, z)
+	p.attach(x, z)
 	return z
 }
 
@@ -131,36 +135,58 @@ func (p *OUPath) between(a, c, zl, zr float64) (mean, sd float64) {
 	return mean, p.sigma * math.Sqrt(ea*ec/eac)
 }
 
-// insert adds (x, z) to the treap.
+// insert adds (x, z) to the treap, x not stored yet.
 func (p *OUPath) insert(x, z float64) {
+	path := p.path[:0]
+	for t := p.root; t != nilNode; {
+		path = append(path, t)
+		if x < p.nodes[t].x {
+			t = p.nodes[t].left
+		} else {
+			t = p.nodes[t].right
+		}
+	}
+	p.path = path
+	p.attach(x, z)
+}
+
+// attach adds (x, z) to the treap as a leaf under the last node of p.path (a descent that did not find x),
+// then rotates it up the path while its priority is above its parent's. A treap's shape is fixed by its keys
+// and priorities, so this is the tree any insertion order gives.
+func (p *OUPath) attach(x, z float64) {
 	p.prio += 0x9E3779B97F4A7C15 // splitmix64: deterministic priorities that do not touch the noise stream
 	h := p.prio
 	h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9
 	h = (h ^ (h >> 27)) * 0x94D049BB133111EB
 	h ^= h >> 31
 	p.nodes = append(p.nodes, ouNode{x: x, z: z, left: nilNode, right: nilNode, prio: h})
-	p.root = p.insertAt(p.root, int32(len(p.nodes)-1))
-}
-
-func (p *OUPath) insertAt(t, n int32) int32 {
-	if t == nilNode {
-		return n
+	n := int32(len(p.nodes) - 1)
+	nodes, path := p.nodes, p.path
+	if len(path) == 0 {
+		p.root = n
+		return
 	}
-	nodes := p.nodes
-	if nodes[n].x < nodes[t].x {
-		nodes[t].left = p.insertAt(nodes[t].left, n)
-		if l := nodes[t].left; nodes[l].prio > nodes[t].prio { // rotate right
-			nodes[t].left, nodes[l].right = nodes[l].right, t
-			return l
-		}
+	if leaf := path[len(path)-1]; x < nodes[leaf].x {
+		nodes[leaf].left = n
 	} else {
-		nodes[t].right = p.insertAt(nodes[t].right, n)
-		if r := nodes[t].right; nodes[r].prio > nodes[t].prio { // rotate left
-			nodes[t].right, nodes[r].left = nodes[r].left, t
-			return r
+		nodes[leaf].right = n
+	}
+	for d := len(path) - 1; d >= 0 && nodes[n].prio > nodes[path[d]].prio; d-- {
+		t := path[d]
+		if nodes[t].left == n { // rotate right
+			nodes[t].left, nodes[n].right = nodes[n].right, t
+		} else { // rotate left
+			nodes[t].right, nodes[n].left = nodes[n].left, t
+		}
+		switch {
+		case d == 0:
+			p.root = n
+		case nodes[path[d-1]].left == t:
+			nodes[path[d-1]].left = n
+		default:
+			nodes[path[d-1]].right = n
 		}
 	}
-	return t
 }
 
 // OURKHSNormSqBound bounds the squared RKHS norm of a function f on [0, 1] for the kernel exp(−β|x−y|)

@@ -184,14 +184,69 @@ type Result struct {
 	Updates int // gradient steps taken (DP-SGD's accounting counts these)
 	// Dropped counts DP-SGD's per-example gradients left out for a NaN or infinite entry (each contributes
 	// zero, which keeps the sensitivity).
-	Dropped  int
+	Dropped int
+	// Diverged says the trained network has a parameter that is not finite (NaN or ±Inf): the run diverged,
+	// whatever its returns (which count the environment's rewards and stay finite).
+	Diverged bool
 	Released *Released
+}
+
+// diverged reports whether a parameter of net is not finite.
+func diverged(net *nn.MLP) bool {
+	for _, blocks := range [][][]float64{net.W, net.B} {
+		for _, b := range blocks {
+			for _, v := range b {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // noisyNet is a network plus optional OU paths added to its outputs.
 type noisyNet struct {
 	net   *nn.MLP
 	paths []*mechanisms.OUPath
+}
+
+// pathCache keeps, per replay entry, the paths' values at one of its states (the state for the policy's
+// paths, the next state for the target's) since the paths were last reset: a stored state is queried again
+// and again while it is in the buffer, and a path returns the stored value for a point it has seen, so the
+// cache returns exactly what the path would, without searching it (the path draws only at new points, so the
+// noise stream is the same). An entry overwritten in the buffer is forgotten.
+type pathCache struct {
+	gen []uint32  // per entry: the generation of its values (0: none)
+	z   []float64 // per entry: one value per path
+	cur uint32    // the paths' generation: increased at every reset
+}
+
+func newPathCache(entries, m int) *pathCache {
+	return &pathCache{gen: make([]uint32, entries), z: make([]float64, entries*m), cur: 1}
+}
+
+// forwardAt is forward for the batch x whose point i is (a state of) replay entry idx[i], reading the paths
+// through c.
+func (q noisyNet) forwardAt(ws *nn.Workspace, x []float64, idx []int, c *pathCache) []float64 {
+	if q.paths == nil {
+		return ws.Forward(q.net, x)
+	}
+	out := ws.Forward(q.net, x)
+	m := len(q.paths)
+	for i, j := range idx {
+		z := c.z[j*m : (j+1)*m]
+		if c.gen[j] != c.cur {
+			for a, p := range q.paths {
+				z[a] = p.At(x[i])
+			}
+			c.gen[j] = c.cur
+		}
+		for a := range z {
+			out[i*m+a] += z[a]
+		}
+	}
+	return out
 }
 
 // forward writes Q(s_i, ·) + g(s_i) for the batch x (1-D states) and returns the n × m outputs.
@@ -268,11 +323,14 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 	}
 	res := &Result{}
 	state := []float64{0}
+	atState, atNext := newPathCache(cfg.ReplaySize, m), newPathCache(cfg.ReplaySize, m)
 	for ep := range cfg.Episodes {
 		if policy.paths != nil && (ep == 0 || cfg.ResetEvery > 0 && ep%cfg.ResetEvery == 0) {
 			for _, p := range append(append([]*mechanisms.OUPath(nil), policy.paths...), target.paths...) {
 				p.Reset()
 			}
+			atState.cur++
+			atNext.cur++
 		}
 		obs, err := env.Reset(rand.NewPCG(rng.Uint64(), rng.Uint64()))
 		if err != nil {
@@ -300,20 +358,22 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 			}
 			done := st.Terminated || st.Truncated || t >= cfg.MaxEpisodeLen // the code treats the 50-step limit as terminal
 			buf.Add(state, a, r, st.Obs, done)
+			w := (res.Samples - 1) % cfg.ReplaySize // the entry just written
+			atState.gen[w], atNext.gen[w] = 0, 0
 			state[0] = st.Obs[0]
 			if buf.Len() >= cfg.Batch {
 				buf.Sample(cfg.Batch, rng, idx)
 				for i, j := range idx {
 					xs[i], xs2[i], acts[i] = buf.State(j)[0], buf.Next(j)[0], buf.A[j]
 				}
-				next := target.forward(wsT, xs2)
+				next := target.forwardAt(wsT, xs2, idx, atNext)
 				for i, j := range idx {
 					targets[i] = buf.R[j]
 					if !buf.Done[j] {
 						targets[i] += cfg.Gamma * floats.Max(next[i*m:(i+1)*m])
 					}
 				}
-				out := policy.forward(wsB, xs)
+				out := policy.forwardAt(wsB, xs, idx, atState)
 				nn.SelectedLoss(nn.Huber{}, out, m, acts, targets, dOut)
 				wsB.Backward(net, dOut)
 				if dp != nil {
@@ -340,6 +400,7 @@ func Run(env envs.Env, cfg Config) (*Result, error) {
 		}
 	}
 	res.Released = &Released{net: net, paths: policy.paths}
+	res.Diverged = diverged(net)
 	return res, nil
 }
 
@@ -520,6 +581,7 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 		out.Updates++
 	}
 	out.Released = &Released{net: net, paths: paths}
+	out.Diverged = diverged(net)
 	out.FinalL = net.Lipschitz()
 	out.WithinL = out.FinalL <= cfg.L*(1+1e-9)
 	return out, nil

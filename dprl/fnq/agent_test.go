@@ -6,11 +6,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/dprl-project/dprl/dprl/nn"
 	"github.com/dprl-project/dprl/dprl/param"
 	"github.com/dprl-project/dprl/envs"
+	"github.com/dprl-project/dprl/mechanisms"
 )
 
 func wangHegde() envs.Env { e, _ := envs.Make("wanghegde"); return e }
@@ -257,5 +260,85 @@ func TestEndlessEnvironment(t *testing.T) {
 	}
 	if _, err := RunBGP16(envs.NewWangHegde(), BGPConfig{Epsilon: 1, Delta: 1e-5, Src: rand.NewPCG(1, 2)}); err == nil || !strings.Contains(err.Error(), "ReturnBound") {
 		t.Fatalf("RunBGP16 without ReturnBound: %v, want an error naming ReturnBound", err)
+	}
+}
+
+// TestPathCache: reading the paths through a replay entry's cache gives what the paths themselves give, bit
+// for bit and with the same draws, across repeated entries in a batch, resets of the paths and entries
+// overwritten in the buffer.
+func TestPathCache(t *testing.T) {
+	net, err := nn.NewMLP([]int{1, 4, 2}, nn.ReLU, rand.NewPCG(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func() noisyNet {
+		paths, err := mechanisms.NewOUPaths(2, 0.7, 3, rand.NewPCG(2, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return noisyNet{net: net, paths: paths}
+	}
+	cached, plain := mk(), mk()
+	const entries, batch = 20, 8
+	c := newPathCache(entries, 2)
+	states := make([]float64, entries)
+	rng := rand.New(rand.NewPCG(3, 3))
+	for i := range states {
+		states[i] = rng.Float64()
+	}
+	wsA, wsB := nn.NewWorkspace(net, batch), nn.NewWorkspace(net, batch)
+	idx, xs := make([]int, batch), make([]float64, batch)
+	for step := range 200 {
+		if step%50 == 49 { // a reset of the paths
+			for i := range cached.paths {
+				cached.paths[i].Reset()
+				plain.paths[i].Reset()
+			}
+			c.cur++
+		}
+		if step%7 == 0 { // an entry overwritten with a new state
+			w := rng.IntN(entries)
+			states[w] = rng.Float64()
+			c.gen[w] = 0
+		}
+		for i := range idx {
+			idx[i] = rng.IntN(entries)
+			xs[i] = states[idx[i]]
+		}
+		a := slices.Clone(cached.forwardAt(wsA, xs, idx, c))
+		b := plain.forward(wsB, xs)
+		if !slices.Equal(a, b) {
+			t.Fatalf("step %d: cached %v, plain %v", step, a, b)
+		}
+	}
+	for i := range cached.paths {
+		if cached.paths[i].Len() != plain.paths[i].Len() {
+			t.Errorf("path %d holds %d points through the cache, %d without", i, cached.paths[i].Len(), plain.paths[i].Len())
+		}
+	}
+}
+
+// TestDiverged: a run whose steps blow the network up says so; an ordinary run does not.
+func TestDiverged(t *testing.T) {
+	cal := Calibration{Epsilon: 0.9, Delta: 1e-4, T: 640, B: 64, LR: 1e-3, L: 2, K: 1000, Actions: 2, Resets: 10}
+	ok, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: cal, Noiseless: true, Src: rand.NewPCG(1, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal.LR = 1e100
+	bad, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: cal, Noiseless: true, Src: rand.NewPCG(1, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok.Diverged || !bad.Diverged {
+		t.Errorf("diverged: α = 1e-3 %v, α = 1e100 %v", ok.Diverged, bad.Diverged)
+	}
+	if len(bad.Returns) == 0 {
+		t.Error("a diverged run has no returns")
+	}
+	for _, r := range bad.Returns {
+		if math.IsNaN(r) {
+			t.Error("a diverged run's return is NaN: returns count the environment's rewards")
+		}
 	}
 }

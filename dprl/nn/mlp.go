@@ -116,7 +116,7 @@ func (m *Network[F]) CopyFrom(o *Network[F]) {
 }
 
 // Lipschitz bounds the network's ℓ2 Lipschitz constant by the product of its weight matrices' spectral norms
-// (ReLU and tanh are 1-Lipschitz).
+// (ReLU and tanh are 1-Lipschitz); NaN when a weight is not finite (a diverged network).
 func (m *Network[F]) Lipschitz() float64 {
 	L := 1.0
 	for l, w := range m.W {
@@ -124,6 +124,9 @@ func (m *Network[F]) Lipschitz() float64 {
 		w64 := make([]float64, len(w))
 		for i, v := range w {
 			w64[i] = float64(v)
+			if math.IsNaN(w64[i]) || math.IsInf(w64[i], 0) {
+				return math.NaN()
+			}
 		}
 		if !svd.Factorize(mat.NewDense(m.Sizes[l+1], m.Sizes[l], w64), mat.SVDNone) {
 			return math.Inf(1)

@@ -337,3 +337,15 @@ func TestDeterministicAcrossGOMAXPROCS(t *testing.T) {
 		t.Error("results differ between GOMAXPROCS 1 and 4")
 	}
 }
+
+// TestLipschitzDiverged: a network with a weight that is not finite has no Lipschitz bound (NaN), and asking
+// for one does not panic (the SVD refuses NaN).
+func TestLipschitzDiverged(t *testing.T) {
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		m, _ := NewMLP([]int{1, 4, 2}, ReLU, rand.NewPCG(1, 1))
+		m.W[1][3] = bad
+		if L := m.Lipschitz(); !math.IsNaN(L) {
+			t.Errorf("weight %g: Lipschitz %g, want NaN", bad, L)
+		}
+	}
+}
