@@ -518,11 +518,7 @@ func RunSpecified(env envs.Env, cfg SpecifiedConfig) (*SpecifiedResult, error) {
 	q := noisyNet{net: net, paths: paths}
 	// project scales the weights back to the Lipschitz bound L when they leave it (before the first step too).
 	project := func() {
-		if lip := net.Lipschitz(); lip > cfg.L {
-			f := math.Pow(cfg.L/lip, 1/float64(net.Layers()))
-			for _, w := range net.W {
-				floats.Scale(f, w)
-			}
+		if net.ProjectLipschitz(cfg.L) {
 			out.Projected++
 		}
 	}

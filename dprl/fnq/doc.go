@@ -43,7 +43,8 @@
 //     reused across steps, which the proof does not cover.
 //
 // The Lipschitz bound L is assumed by Theorem 5 but not enforced by the paper's algorithm; RunSpecified
-// enforces it, scaling the weights back whenever a step leaves it (SpecifiedResult.Projected).
+// enforces it, scaling the weights back whenever a step leaves it (nn's ProjectLipschitz;
+// SpecifiedResult.Projected).
 //
 // # Algorithm 1
 //
@@ -86,7 +87,13 @@
 //
 // Private methods always add noise: Run refuses FunctionalNoise with Sigma ≤ 0, InputPerturbation with
 // RewardSigma ≤ 0 and DPSGD with Z ≤ 0; the noiseless DQN is Method NonPrivate. DP-SGD drops per-example
-// gradients with a NaN or infinite entry (Result.Dropped), which keeps the sensitivity.
+// gradients with a NaN or infinite entry (Result.Dropped), which keeps the sensitivity. A run whose network
+// ends with a parameter that is not finite says so (Result.Diverged); its returns, sums of the environment's
+// rewards, stay finite.
+//
+// The DQN reads each replayed state's path values through a cache per replay entry, emptied when the paths
+// are reset or the entry is overwritten: a path returns the stored value for a point it has seen, so the
+// cache changes nothing but the time a functional-noise run takes.
 //
 // # Reference values
 //

@@ -136,6 +136,23 @@ func (m *Network[F]) Lipschitz() float64 {
 	return L
 }
 
+// ProjectLipschitz scales every weight matrix by (L/bound)^(1/layers) when the network's Lipschitz bound
+// (Lipschitz) exceeds L, which brings the bound to L (biases do not change it), and reports whether it did.
+// A diverged network (bound NaN) is left as it is.
+func (m *Network[F]) ProjectLipschitz(L float64) bool {
+	lip := m.Lipschitz()
+	if !(lip > L) {
+		return false
+	}
+	f := F(math.Pow(L/lip, 1/float64(m.Layers())))
+	for _, w := range m.W {
+		for i := range w {
+			w[i] *= f
+		}
+	}
+	return true
+}
+
 func (m *Network[F]) activate(z []F) {
 	switch m.Act {
 	case Tanh:

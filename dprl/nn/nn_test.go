@@ -349,3 +349,21 @@ func TestLipschitzDiverged(t *testing.T) {
 		}
 	}
 }
+
+// TestProjectLipschitz: a network above the bound is scaled to it, its biases untouched; one below it, or
+// diverged, is left alone.
+func TestProjectLipschitz(t *testing.T) {
+	m, _ := NewMLP([]int{2, 8, 3}, ReLU, rand.NewPCG(4, 4))
+	L := m.Lipschitz()
+	b := append([]float64(nil), m.B[0]...)
+	if m.ProjectLipschitz(2 * L) {
+		t.Error("projected a network within its bound")
+	}
+	if !m.ProjectLipschitz(L/3) || math.Abs(m.Lipschitz()-L/3) > 1e-12*L || !slices.Equal(m.B[0], b) {
+		t.Errorf("projected to %g, want %g; biases kept %v", m.Lipschitz(), L/3, slices.Equal(m.B[0], b))
+	}
+	m.W[0][0] = math.NaN()
+	if m.ProjectLipschitz(1) {
+		t.Error("projected a diverged network")
+	}
+}

@@ -48,9 +48,10 @@ func wangParams(p sweep.Params) (*wangTask, error) {
 // default runs. Beside it, on another fresh environment and the same stream, the random policy
 // (wanghegde2019.RandomPolicy), the reference every Fig. 1 panel shows; it reads no reward and costs little.
 // Params: sigma (0.4), reset_every (1; −1 never), episodes (100), base_seed (2019). Rows: one per episode
-// (50 samples each) with both returns.
+// (50 samples each) with both returns and whether the learner's run diverged (a network parameter not finite
+// at the end: "1" on every row of the run, else "0").
 var WangHegdeReturns = sweep.Func{
-	Cols: []string{"episode", "samples", wanghegde2019.ReturnColumn, wanghegde2019.RandomReturnColumn},
+	Cols: []string{"episode", "samples", wanghegde2019.ReturnColumn, wanghegde2019.RandomReturnColumn, wanghegde2019.DivergedColumn},
 	Doc:  "Wang & Hegde 2019 (Fig. 1): per-episode returns of one functional-noise Q-learning run and of the random policy, run index = seed",
 	Check: func(p sweep.Params) error {
 		_, err := wangParams(p)
@@ -62,6 +63,7 @@ var WangHegdeReturns = sweep.Func{
 			return nil, err
 		}
 		var returns [2][]float64
+		diverged := "0"
 		for i, s := range []wanghegde2019.Setting{wanghegde2019.CodeAgent("", t.sigma, t.resetEvery, t.episodes), wanghegde2019.RandomPolicy(t.episodes)} {
 			env, err := envs.Make("wanghegde")
 			if err != nil {
@@ -75,11 +77,14 @@ var WangHegdeReturns = sweep.Func{
 				return nil, fmt.Errorf("wanghegde2019/returns: %d episode returns for %d episodes", len(r.Returns), t.episodes)
 			}
 			returns[i] = r.Returns
+			if r.Diverged {
+				diverged = "1"
+			}
 		}
 		out := make([][]string, t.episodes)
 		for i := range out {
 			out[i] = []string{strconv.Itoa(i + 1), strconv.Itoa(50 * (i + 1)), strconv.FormatFloat(returns[0][i], 'g', -1, 64),
-				strconv.FormatFloat(returns[1][i], 'g', -1, 64)}
+				strconv.FormatFloat(returns[1][i], 'g', -1, 64), diverged}
 		}
 		return out, nil
 	},

@@ -2,6 +2,7 @@ package wanghegde2019
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/dprl-project/dprl/dprl/experiment"
@@ -56,87 +57,117 @@ func CurvesFromSweep(t *experiment.Table, column string) ([][]float64, error) {
 	return out, nil
 }
 
-// seedCaption lists the seeds behind a figure.
-func seedCaption(s repro.RunSeeds) string {
-	return fmt.Sprintf("Mean over %d seeds with its 95%% confidence band (Student t); seed s %s runs every setting from rand.NewPCG(%d, s).",
-		len(s.Seeds), repro.SeedRange(s.Seeds), s.Base)
-}
-
-// fig1Curves is Fig. 1's runs, [setting][seed][episode] in Fig1Settings' order, and their seeds: from the
-// merged full-size sweeps SweepFig1a and SweepFig1b when both are there (repro.FullSize says so on out),
-// else a run at the default size p. One sweep without the other is an error, not a silent default run.
-func fig1Curves(out report.Sink, root string, settings []Setting, p Protocol) ([][][]float64, repro.RunSeeds, error) {
+// fig1FromSweeps is Fig. 1's runs from the merged full-size sweeps SweepFig1a and SweepFig1b when both are in
+// the repository at root (repro.FullSize says so on out), nil when neither is (the caller runs the default
+// size). One sweep without the other is an error, not a silent default run. The sweeps must share their
+// seeds: every σ of Fig1Sigmas reset every episode comes from a, σ = 0.4 reset every 10 episodes and never
+// from b, and the random policy from a's first σ.
+func fig1FromSweeps(out report.Sink, root string) (*Runs, error) {
 	a, okA, err := repro.FullSize(out, root, SweepFig1a)
 	if err != nil {
-		return nil, repro.RunSeeds{}, err
+		return nil, err
 	}
 	b, okB, err := repro.FullSize(out, root, SweepFig1b)
 	if err != nil {
-		return nil, repro.RunSeeds{}, err
+		return nil, err
 	}
 	switch {
-	case okA && okB:
-		return fig1FromSweeps(a, b)
-	case okA || okB:
+	case !okA && !okB:
+		return nil, nil
+	case !okA || !okB:
 		have, lack := SweepFig1a, SweepFig1b
 		if okB {
 			have, lack = lack, have
 		}
-		return nil, repro.RunSeeds{}, fmt.Errorf("wanghegde2019: Fig. 1 draws on both %s and %s, and only %s is merged: run %s too "+
+		return nil, fmt.Errorf("wanghegde2019: Fig. 1 draws on both %s and %s, and only %s is merged: run %s too "+
 			"(or remove %s's results to run the default size)", SweepFig1a, SweepFig1b, have, lack, have)
 	}
-	res, err := runCurves(out, "Fig. 1", settings, p)
-	return res, repro.FirstRunSeeds(Seed, p.Seeds), err
-}
-
-// fig1FromSweeps reads Fig. 1's curves from the two merged sweeps, which must share their seeds: every σ
-// of Fig1Sigmas reset every episode from a, σ = 0.4 reset every 10 episodes and never from b, and the
-// random policy from a's first σ.
-func fig1FromSweeps(a, b *sweep.Result) ([][][]float64, repro.RunSeeds, error) {
 	sa, err := repro.SweepRunSeeds(a, Seed)
 	if err != nil {
-		return nil, repro.RunSeeds{}, err
+		return nil, err
 	}
 	sb, err := repro.SweepRunSeeds(b, Seed)
 	if err != nil {
-		return nil, repro.RunSeeds{}, err
+		return nil, err
 	}
 	if !sa.Equal(sb) {
-		return nil, repro.RunSeeds{}, fmt.Errorf("wanghegde2019: Fig. 1 pairs its settings by seed, but %s ran seeds %v from base %d and %s seeds %v from base %d",
+		return nil, fmt.Errorf("wanghegde2019: Fig. 1 pairs its settings by seed, but %s ran seeds %v from base %d and %s seeds %v from base %d",
 			a.Spec.Name, sa.Seeds, sa.Base, b.Spec.Name, sb.Seeds, sb.Base)
 	}
-	read := func(r *sweep.Result, sigma float64, reset int, column string) ([][]float64, error) {
+	episodes := -1
+	runs := &Runs{Table: experiment.Table{Columns: RunColumns}, Seeds: sa, Source: "the merged full-size sweeps " + a.Describe() + " and " + b.Describe()}
+	read := func(r *sweep.Result, sigma float64, reset int, column string, s Setting) error {
 		t, err := repro.SweepCell(r, map[string]string{"sigma": sweep.FormatValue(sigma), "reset_every": strconv.Itoa(reset)})
 		if err != nil {
+			return err
+		}
+		c, err := CurvesFromSweep(t, column)
+		if err != nil {
+			return err
+		}
+		div, err := divergedFromSweep(t, column)
+		if err != nil {
+			return err
+		}
+		for i, run := range c {
+			if episodes < 0 {
+				episodes = len(run)
+			}
+			if len(run) != episodes {
+				return fmt.Errorf("wanghegde2019: %s from the sweeps has %d episodes, the other settings %d", s.Name, len(run), episodes)
+			}
+			runs.add(s.Name, sa.Seeds[i], run, div[i])
+		}
+		if len(c) != len(sa.Seeds) {
+			return fmt.Errorf("wanghegde2019: %s from the sweeps has %d seeds, want %d", s.Name, len(c), len(sa.Seeds))
+		}
+		runs.Settings = append(runs.Settings, s)
+		return nil
+	}
+	// The settings' episodes are the sweeps' (read from the rows): the names and privacy are Fig1Settings'.
+	settings := Fig1Settings(1)
+	for i, sigma := range Fig1Sigmas {
+		if err := read(a, sigma, 1, ReturnColumn, settings[i]); err != nil {
 			return nil, err
 		}
-		return CurvesFromSweep(t, column)
 	}
-	var res [][][]float64
-	for _, sigma := range Fig1Sigmas {
-		c, err := read(a, sigma, 1, ReturnColumn)
-		if err != nil {
-			return nil, repro.RunSeeds{}, err
+	n := len(Fig1Sigmas)
+	for i, reset := range []int{10, -1} {
+		if err := read(b, 0.4, reset, ReturnColumn, settings[n+i]); err != nil {
+			return nil, err
 		}
-		res = append(res, c)
 	}
-	for _, reset := range []int{10, -1} {
-		c, err := read(b, 0.4, reset, ReturnColumn)
-		if err != nil {
-			return nil, repro.RunSeeds{}, err
-		}
-		res = append(res, c)
+	if err := read(a, Fig1Sigmas[0], 1, RandomReturnColumn, settings[n+2]); err != nil {
+		return nil, err
 	}
-	rnd, err := read(a, Fig1Sigmas[0], 1, RandomReturnColumn)
+	return runs, nil
+}
+
+// DivergedColumn is the column of a wanghegde2019/returns table that says whether the learner's run diverged
+// ("1" on every episode of a run whose network ended with a parameter that is not finite, else "0").
+const DivergedColumn = "diverged"
+
+// divergedFromSweep is, per seed rank of t, the diverged cell of column's runs: the learner's from
+// DivergedColumn, "0" for the random policy (it has no network), "" where the sweep did not record it.
+func divergedFromSweep(t *experiment.Table, column string) ([]string, error) {
+	c, err := sweep.NewReader(t, "seed")
 	if err != nil {
-		return nil, repro.RunSeeds{}, err
+		return nil, err
 	}
-	res = append(res, rnd)
-	for i, c := range res {
-		if len(c) != len(sa.Seeds) || len(c[0]) != len(res[0][0]) {
-			return nil, repro.RunSeeds{}, fmt.Errorf("wanghegde2019: Fig. 1 setting %d from the sweeps has %d seeds of %d episodes, want %d of %d",
-				i, len(c), len(c[0]), len(sa.Seeds), len(res[0][0]))
+	run := c.SeedRanks("seed")
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]string, len(run))
+	col := slices.Index(t.Columns, DivergedColumn)
+	for r, row := range t.Rows {
+		i := run[c.String(r, "seed")]
+		switch {
+		case column == RandomReturnColumn:
+			out[i] = "0"
+		case col >= 0:
+			out[i] = row[col]
 		}
 	}
-	return res, sa, nil
+	return out, c.Err()
 }

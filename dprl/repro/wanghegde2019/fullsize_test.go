@@ -15,42 +15,59 @@ import (
 	"github.com/dprl-project/dprl/dprl/sweep/sweeptest"
 )
 
-// TestFig1FullSize: with both Fig. 1 sweeps merged, Fig1 runs nothing, says so, and draws its table and
-// its claims from the merged rows (11 seeds here); without them it runs the default size, and with only
-// one of the two it refuses.
+// TestFig1FullSize: with both Fig. 1 sweeps merged, CurvesData runs none of Fig. 1, says so, and Fig. 1's
+// table and claims come from the merged rows (11 seeds here), while Fig. 2 runs at the protocol's size;
+// without them Fig. 1 runs too, and with only one of the two it refuses.
 func TestFig1FullSize(t *testing.T) {
 	root := sweeptest.Root(t)
-
-	rec := &report.Recorder{}
-	if err := wanghegde2019.Fig1(rec, root, wanghegde2019.Protocol{Seeds: 2, Episodes: 2}); err != nil {
+	sel, err := wanghegde2019.RunSelection(report.Discard, []wanghegde2019.Alg1Config{{B: 512, LR: 0.01, Gamma: 0.5}}, 2)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if md := strings.Join(rec.Markdowns(), "\n"); strings.Count(md, "Default size") != 2 || strings.Contains(md, "Full size") || rec.Units != 9*2 {
+	ch, err := wanghegde2019.Choose(sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := wanghegde2019.Protocol{Seeds: 2, Episodes: 3}
+
+	rec := &report.Recorder{}
+	c, err := wanghegde2019.CurvesData(rec, root, p, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := len(c.Fig1.Settings) + len(c.Fig2.Settings) - 2
+	if md := strings.Join(rec.Markdowns(), "\n"); strings.Count(md, "Default size") != 2 || strings.Contains(md, "Full size") || rec.Units != all*p.Seeds {
 		t.Fatalf("without sweeps: %d runs, notes %q", rec.Units, md)
 	}
 
 	const seeds, episodes = 11, 3
 	a := sweeptest.Merge(t, fmt.Sprintf(`{"name": %q, "experiment": "wanghegde2019/returns", "params": {"reset_every": 1, "episodes": %d, "base_seed": 2019},
 		"grid": {"sigma": [0, 0.2, 0.4, 0.6, 0.8, 1]}, "seeds": {"first": 0, "count": %d}, "shard_size": 15}`, wanghegde2019.SweepFig1a, episodes, seeds))
-	if err := wanghegde2019.Fig1(&report.Recorder{}, root, wanghegde2019.Protocol{Seeds: 2, Episodes: 2}); err == nil || !strings.Contains(err.Error(), "only "+wanghegde2019.SweepFig1a+" is merged") {
+	if _, err := wanghegde2019.CurvesData(&report.Recorder{}, root, p, ch); err == nil || !strings.Contains(err.Error(), "only "+wanghegde2019.SweepFig1a+" is merged") {
 		t.Errorf("one sweep of two: %v", err)
 	}
 	sweeptest.Merge(t, fmt.Sprintf(`{"name": %q, "experiment": "wanghegde2019/returns", "params": {"sigma": 0.4, "episodes": %d, "base_seed": 2019},
 		"grid": {"reset_every": [1, 10, -1]}, "seeds": {"first": 0, "count": %d}, "shard_size": 15}`, wanghegde2019.SweepFig1b, episodes, seeds))
 
 	rec = &report.Recorder{}
-	if err := wanghegde2019.Fig1(rec, root, wanghegde2019.Protocol{Seeds: 2, Episodes: 2}); err != nil {
+	if c, err = wanghegde2019.CurvesData(rec, root, p, ch); err != nil {
 		t.Fatal(err)
 	}
 	md := strings.Join(rec.Markdowns(), "\n")
-	if strings.Count(md, "**Full size:**") != 2 || strings.Contains(md, "Default size") || rec.Units != 0 {
+	fig1 := len(c.Fig1.Settings)
+	if strings.Count(md, "**Full size:**") != 2 || strings.Contains(md, "Default size") || rec.Units != (all-fig1+2)*p.Seeds {
 		t.Errorf("with sweeps: %d runs, notes %q", rec.Units, md)
 	}
-	if !strings.Contains(md, fmt.Sprintf("Mean over %d seeds", seeds)) || !strings.Contains(md, fmt.Sprintf("s = 0 … %d runs every setting from rand.NewPCG(2019, s)", seeds-1)) {
-		t.Errorf("seed caption: %q", md)
+	f, err := wanghegde2019.Fig1a(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.Note, fmt.Sprintf("Mean over %d seeds", seeds)) || !strings.Contains(f.Note, fmt.Sprintf("s = 0 … %d runs every setting from rand.NewPCG(2019, s)", seeds-1)) ||
+		!strings.Contains(f.Note, "merged full-size sweeps") || !strings.Contains(f.Note, "Diverged runs") || strings.Contains(f.Note, "not recorded") {
+		t.Errorf("Fig. 1(a) note: %q", f.Note)
 	}
 
-	// The first table's σ = 0.2 row is the merged rows' first- and last-fifth means.
+	// The table's σ = 0.2 row is the merged rows' first- and last-fifth means.
 	r, ok, err := sweep.Load(a.Name)
 	if !ok || err != nil {
 		t.Fatal(ok, err)
@@ -70,28 +87,24 @@ func TestFig1FullSize(t *testing.T) {
 	first, last := make([]float64, seeds), make([]float64, seeds)
 	for s, c := range curves {
 		first[s], last[s] = c[0], c[2] // of three episodes the first fifth is episode 1, the last fifth episode 3
-
 	}
-	var table *report.Item
-	for i := range rec.Items {
-		if rec.Items[i].Header != nil {
-			table = &rec.Items[i]
-			break
-		}
-	}
-	if table == nil || len(table.Rows) != 7 || table.Rows[1][2] != ci(first) || table.Rows[1][3] != ci(last) {
-		t.Errorf("table %v, want σ = 0.2 at %s, %s", table, ci(first), ci(last))
+	_, rows, err := wanghegde2019.Fig1Table(c)
+	if err != nil || len(rows) != 9 || rows[1][0] != "σ = 0.2" || rows[1][2] != ci(first) || rows[1][3] != ci(last) {
+		t.Errorf("table %v (%v), want σ = 0.2 at %s, %s", rows, err, ci(first), ci(last))
 	}
 
+	if err := wanghegde2019.Claims(rec, c); err != nil {
+		t.Fatal(err)
+	}
 	claims := rec.ClaimRows()
-	claimtest.Rows(t, claims)
+	claimtest.Strict(t, claims)
 	got := map[string]int{}
 	for _, c := range claims {
 		got[c.Key] = c.Seeds
 	}
-	for _, k := range []string{"f1", "f1-04", "f1-j"} {
-		if got[k] != seeds {
-			t.Errorf("claim %s rests on %d seeds, want the sweep's %d", k, got[k], seeds)
+	for k, n := range map[string]int{"f1-samples": seeds, "f1": seeds, "f1-04": seeds, "f1-j": seeds, "f2-0.9-ip": p.Seeds} {
+		if got[k] != n {
+			t.Errorf("claim %s rests on %d seeds, want %d", k, got[k], n)
 		}
 	}
 }

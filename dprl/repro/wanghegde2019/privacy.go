@@ -1,11 +1,11 @@
 package wanghegde2019
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"github.com/dprl-project/dprl/dprl/fnq"
-	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/mechanisms"
 )
 
@@ -68,14 +68,6 @@ const codeConfigWhy = "Theorem 5 does not cover the code configuration: about 50
 // (1 − TailShare)·δ and k the smallest integer whose corrected tail is at most TailShare·δ.
 const TailShare = 0.01
 
-// Alg1Calibration is Algorithm 1 as Fig. 2 runs it, with the paper's batch B = 128, step size lr and tail
-// level k: T = Samples, a fresh path every SGD step (J = T′), m = Actions, and L = 2, which covers the
-// initial network's spectral bound of 1.42 (fnq.RunSpecified projects the weights back to L after a step
-// that leaves it).
-func Alg1Calibration(eps, lr, k float64) fnq.Calibration {
-	return fnq.Calibration{Epsilon: eps, Delta: Delta, T: Samples, B: 128, LR: lr, L: 2, K: k, Actions: Actions, Resets: Samples / 128}
-}
-
 // Corrected is the corrected calibration of c: the m-action sensitivity (MActionCorrection), σ the exact
 // GDP σ (run with UseGDPSigma) at (1 − TailShare)·δ, and k the smallest integer at which Theorem 5's
 // precondition holds and the corrected tail at that σ is at most TailShare·δ, so that the run is (ε, δ)-DP
@@ -103,7 +95,7 @@ func Corrected(c fnq.Calibration) (fnq.Calibration, error) {
 			break
 		}
 		if lo, hi = hi, 2*hi; hi > 1e12 {
-			return c, fmt.Errorf("wanghegde2019: no tail level k up to 1e12 meets the corrected tail at ε = %g, δ = %g", c.Epsilon, c.Delta)
+			return c, fmt.Errorf("wanghegde2019: %w up to 1e12 at ε = %g, δ = %g", errNoTailLevel, c.Epsilon, c.Delta)
 		}
 	}
 	for hi-lo > 1 {
@@ -121,6 +113,12 @@ func Corrected(c fnq.Calibration) (fnq.Calibration, error) {
 	c.K = hi
 	return c, nil
 }
+
+// errNoTailLevel is Corrected's error when no tail level k meets the corrected tail.
+var errNoTailLevel = errors.New("no tail level k meets the corrected tail")
+
+// noTailLevel reports whether err says that no tail level k meets the corrected tail.
+func noTailLevel(err error) bool { return errors.Is(err, errNoTailLevel) }
 
 // alg1Privacy is what an Algorithm 1 run with calibration c certifies (σ = SigmaGDP when gdp, else
 // Theorem 5's): the m outputs' T′ releases as μ-GDP with μ = √(m·T′·C₁)/σ, C₁ = (v² + v)L² one action's
@@ -155,19 +153,19 @@ func alg1Privacy(c fnq.Calibration, gdp bool) (Privacy, float64, error) {
 	return p, sigma, nil
 }
 
-// PrivacyTable shows, for every setting, what its run certifies: whether it has a guarantee, ε by the exact
+// PrivacyTable is, for every setting, what its run certifies: whether it has a guarantee, ε by the exact
 // accountant, δ, and the basis (or why there is none).
-func PrivacyTable(out report.Sink, settings []Setting) {
-	rows := make([][]string, len(settings))
+func PrivacyTable(settings []Setting) (header []string, rows [][]string) {
+	rows = make([][]string, len(settings))
 	for i, s := range settings {
 		eps, delta := "—", "—"
 		switch {
 		case s.Privacy.Guarantee:
-			eps, delta = fmt.Sprintf("%.4g", s.Privacy.Epsilon), fmt.Sprintf("%.3g", s.Privacy.Delta)
+			eps, delta = fmt.Sprintf("%.6g", s.Privacy.Epsilon), fmt.Sprintf("%.3g", s.Privacy.Delta)
 		case s.Privacy.NonPrivate:
 			eps = "∞"
 		}
 		rows[i] = []string{s.Name, s.Privacy.Label(), eps, delta, s.Privacy.Basis}
 	}
-	out.Table([]string{"setting", "privacy", "ε (exact accountant)", "δ", "basis"}, rows)
+	return []string{"setting", "privacy", "ε (exact accountant)", "δ", "basis"}, rows
 }
