@@ -904,7 +904,7 @@ func table(t *testing.T) []row {
 		row{"fnq.RunBGP16/ReturnBound=0", "ReturnBound", "0", func() error {
 			return rel(fnq.RunBGP16(wh(), fnq.BGPConfig{Episodes: 2, Bins: 4, Every: 1, Epsilon: 1, Delta: 1e-5, Src: src()}))
 		}},
-		// Algorithm 1 with L = 2 at the paper's k: Theorem 5's precondition 2k > 8.68√β·σ fails (margins −94, −148).
+		// Algorithm 1 with L = 2 at the worked settings' k (ours): Theorem 5's precondition 2k > 8.68√β·σ fails (margins −94, −148).
 		row{"fnq.RunSpecified/K=210 L=2 (outside Theorem 5)", "K", "210", func() error {
 			c := cal(0.9, 1e-4)
 			c.L = 2

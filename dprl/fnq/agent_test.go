@@ -121,8 +121,8 @@ func TestBaselinesWire(t *testing.T) {
 
 // TestRunSpecified: Algorithm 1 takes T′ = T/B SGD steps on T samples, uses the calibrated σ and β, and
 // keeps the network within the calibration's Lipschitz bound L = 1 (the initial network's bound is ≈ 1.4,
-// which the old code let through, reporting it at the end); the exact GDP σ is smaller. The paper's k = 210
-// leaves the corrected tail vacuous, so these runs need NoGuarantee.
+// which the old code let through, reporting it at the end); the exact GDP σ is smaller. The worked setting's
+// k = 210 (ours) leaves the corrected tail vacuous, so these runs need NoGuarantee.
 func TestRunSpecified(t *testing.T) {
 	cal := Calibration{Epsilon: 0.9, Delta: 1e-4, T: 5000, B: 128, LR: 7e-5, L: 1, K: 210, Actions: 2, Resets: 39}
 	res, err := RunSpecified(wangHegde(), SpecifiedConfig{Calibration: cal, Explore: 0.1, NoGuarantee: true, Src: rand.NewPCG(5, 5)})
@@ -158,7 +158,7 @@ func TestRunSpecifiedGuarantee(t *testing.T) {
 		}
 		return pe.Param
 	}
-	// Algorithm 1 with L = 2 at the paper's k = 210: 2k − 8.68√β·σ ≈ −94.
+	// Algorithm 1 with L = 2 at the worked setting's k = 210 (ours): 2k − 8.68√β·σ ≈ −94.
 	pub := Calibration{Epsilon: 0.9, Delta: 1e-4, T: 5000, B: 128, LR: 7e-5, L: 2, K: 210, Actions: 2, Resets: 39}
 	if k, _ := pub.Compute(); k.Covered || math.Abs(k.TailMargin+94) > 1 || k.TailPaper != 1 {
 		t.Errorf("L = 2, k = 210: covered %v, margin %g, paper tail %g; want not covered, ≈ −94, 1", k.Covered, k.TailMargin, k.TailPaper)

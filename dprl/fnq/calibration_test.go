@@ -98,7 +98,7 @@ func TestTailAt(t *testing.T) {
 	if at.Margin != k.TailMargin || at.Paper != k.TailPaper || at.Conservative != k.TailConservative || at.Covered != k.Covered {
 		t.Errorf("TailAt %+v, Compute margin %g paper %g conservative %g covered %v", at, k.TailMargin, k.TailPaper, k.TailConservative, k.Covered)
 	}
-	// ε = 0.45 with L = 2 at the paper's k = 420: margin ≈ −148, outside the theorem.
+	// ε = 0.45 with L = 2 at the worked setting's k = 420 (ours): margin ≈ −148, outside the theorem.
 	if k.Covered || math.Abs(k.TailMargin+148) > 1 || k.TailPaper != 1 || k.TailConservative != 1 {
 		t.Errorf("covered %v, margin %g, tails %g %g", k.Covered, k.TailMargin, k.TailPaper, k.TailConservative)
 	}

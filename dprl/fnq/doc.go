@@ -38,7 +38,7 @@
 //   - The tail. Lemma 8's tail should carry σ in the exponent (Borell–TIS) and needs both the maximum and
 //     the minimum of every path: TailConservative = 2mJ·exp(−(k − 8.68√β·σ)²/(2σ²)), which requires
 //     k > 8.68√β·σ. At ε = 0.9, δ = 1e−4, T′ = 100, B = 128, α = 7e−5, L = 1, m = 2, J = 1 it is 3e−7 at
-//     k = 420 and 3e−18 at k = 425, and says nothing at the paper's k = 210.
+//     k = 420 and 3e−18 at k = 425, and says nothing at k = 210 (a worked setting of ours).
 //   - Path reuse. Composition over steps assumes fresh noise each step (J = T′); with J < T′ a path is
 //     reused across steps, which the proof does not cover.
 //
@@ -58,8 +58,8 @@
 // at the σ used, δ plus the corrected tail stays below 1 and EpsilonExact ≤ ε. A configuration without a
 // guarantee is refused with a *param.Error naming K (precondition or tail) or Epsilon (the m-action
 // sensitivity) unless NoGuarantee is set, and then the result says Guaranteed = false. At L = 2 and the
-// paper's k the precondition fails (2k − 8.68√β·σ = −94 at ε = 0.9, −148 at ε = 0.45). Noiseless runs the same
-// algorithm without paths, the non-private reference.
+// worked settings' k (ours: 210, 420) the precondition fails (2k − 8.68√β·σ = −94 at ε = 0.9, −148 at
+// ε = 0.45). Noiseless runs the same algorithm without paths, the non-private reference.
 //
 // # The released code
 //
@@ -97,7 +97,8 @@
 //
 // # Reference values
 //
-// At δ = 1e−4 and T = 5000, L = 1 (the tests reproduce these):
+// At worked settings of ours (the paper states no α, B or k), δ = 1e−4 and T = 5000, L = 1 (the tests
+// reproduce these):
 //
 //	ε     B    α      k    v        C        σ (Thm 5)  margin  ε exact (GDP)  ε (KOV)
 //	0.9   50   0.01   230  0.185    0.219    22.2       12      0.639          0.848

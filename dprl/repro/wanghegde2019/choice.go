@@ -84,7 +84,11 @@ func (a Alg1Arm) Feasible() bool {
 }
 
 // NewAlg1Arm calibrates configuration c at every ε of Fig2Epsilons with the corrected calibration
-// (Corrected): an ε at which no tail level k gives a guarantee is recorded in Why, not an error.
+// (Corrected): an ε at which no tail level k gives a guarantee is recorded in Why, not an error. So is one
+// whose k leaves 4(k + 1)/B below 1: Theorem 5's step bound v·L = 4α(k + 1)L/B assumes a step moves Q by
+// little when B is large, but every reward of a batch may differ, and the output bias alone then moves Q by α
+// (the end-to-end audit in dprl/repro/accounting catches the bound at B = 4096, k = 60). This is a necessary
+// condition, not a proof of the bound.
 func NewAlg1Arm(c Alg1Config) (Alg1Arm, error) {
 	a := Alg1Arm{Config: c}
 	for _, eps := range Fig2Epsilons {
@@ -98,10 +102,13 @@ func NewAlg1Arm(c Alg1Config) (Alg1Arm, error) {
 			if err != nil {
 				return a, err
 			}
-			if p.Guarantee {
-				cal = cor
-			} else {
+			switch {
+			case !p.Guarantee:
 				why = p.Basis
+			case 4*(cor.K+1) < float64(c.B):
+				why = fmt.Sprintf("Theorem 5's step bound v·L = 4α(k + 1)L/B is below the α by which one step can move Q through the output bias alone (4(k + 1)/B = %.2g < 1)", 4*(cor.K+1)/float64(c.B))
+			default:
+				cal = cor
 			}
 		} else if noTailLevel(err) {
 			why = fmt.Sprintf("no tail level k gives a guarantee at ε = %g: the corrected tail needs k ≥ 8.68√β·σ + 6σ or so, and σ grows with k as fast as k when 4α√(T′m)·L/B is large", eps)

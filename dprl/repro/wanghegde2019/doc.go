@@ -54,6 +54,11 @@
 //     σ = 2.15 at ε = 0.9 and k = 1016, σ = 3.54 at ε = 0.45. Theorem 5 as printed at the worked k and L = 2 is
 //     outside the theorem (2k − 8.68√β·σ = −94 and −148): fnq.RunSpecified refuses it unless told to run
 //     without a guarantee, and Fig. 2 runs it only under the label "no privacy guarantee".
+//   - The step bound: Theorem 5's v = 4α(k + 1)/B shrinks like 1/B, but a neighbouring reward function may
+//     change every reward of a batch, so one step can move Q by about α whatever B (the output bias alone);
+//     the end-to-end audit of dprl/repro/accounting catches the bound at B = 4096, k = 60. A configuration
+//     counts as having a guarantee here only where 4(k + 1)/B ≥ 1 (NewAlg1Arm); every one run has
+//     4(k + 1)/B ≥ 2.2.
 //   - A ceiling on the step size: the corrected tail needs k ≥ 8.68√β·σ + zσ (z ≈ 6), and σ grows with k
 //     through v, as fast as k once 4α√(T′m)·L·z/(B·μ) reaches 1 (μ the GDP parameter of (ε, δ)). Past that
 //     step size no k gives a guarantee (AlphaCeiling): at T = 5000 and L = 2, α ≈ 0.01, 0.08 and 0.7 at
