@@ -1,5 +1,6 @@
 // Package repro holds what the paper reproductions under it share: the claim model of the claims table a
-// notebook builds cell by cell, and FullSize, which finds a figure's merged full-size sweep. Each
+// notebook builds cell by cell, Figure (a plot with the note shown under it), and FullSize, which finds a
+// figure's merged full-size sweep. Each
 // sub-package reproduces one paper (balle2016, xie2019, wanghegde2019, sharma, seoyang2020) or walks
 // through one topic (accounting: mechanisms and accountants; adhoc: private estimates on a user's own
 // data). A reproduction package holds the paper's constants, its experiment grids, the published-versus-

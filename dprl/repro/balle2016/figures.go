@@ -6,27 +6,13 @@ import (
 	"slices"
 	"strings"
 
-	"gonum.org/v1/plot"
-
 	"github.com/dprl-project/dprl/dprl/figure"
-	"github.com/dprl-project/dprl/dprl/report"
+	"github.com/dprl-project/dprl/dprl/repro"
 )
 
 // Figure is one panel and the note shown under it: what the bands are, where the seeds' batches come from
 // and the diverged runs per point. The functions that make figures read a Data or a Choice and run nothing.
-type Figure struct {
-	Plot *plot.Plot
-	Note string
-}
-
-// Show sends the plot and its note to out.
-func (f Figure) Show(out report.Sink) error {
-	if err := out.Figure(f.Plot); err != nil {
-		return err
-	}
-	out.Markdown(f.Note)
-	return nil
-}
+type Figure = repro.Figure
 
 // curve is one series of a figure drawn from the data: its legend, its curve and the metric.
 type curve struct {

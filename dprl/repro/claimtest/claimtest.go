@@ -3,17 +3,25 @@
 // see repro.Quotes), and that copy against the paper itself when the papers are at hand.
 //
 // Every reproduction package's tests call Rows (or Strict, once the package's rows are complete) on the rows
-// its figure functions record (report.Recorder.ClaimRows), and QuotesInPaper once.
+// its figure functions record (report.Recorder.ClaimRows), and QuotesInPaper once; CellFunc keeps a
+// notebook's "algorithm in code" cell equal to the copy the package's tests run.
 package claimtest
 
 import (
 	"errors"
+	"fmt"
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/dprl-project/dprl/dprl/repro"
+	"github.com/dprl-project/dprl/kernels"
 )
 
 // QuotesFile is where a reproduction package keeps the sentences its claims quote, relative to the
@@ -98,4 +106,66 @@ func PapersDir() string {
 	}
 	_, file, _, _ := runtime.Caller(0) // <root>/dprl/repro/claimtest/claimtest.go
 	return filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared", "papers")
+}
+
+// CellFunc checks a notebook's "algorithm in code" cell against the copy a test of the package runs: the
+// notebook at notebook (a path from the package's folder) has exactly one code cell declaring func name, and
+// that declaration, doc comment included, is the one in the package's Go file file, token for token once both
+// are formatted by gofmt. So the cell a reader changes and the code the test checks cannot drift apart.
+func CellFunc(t testing.TB, notebook, file, name string) {
+	t.Helper()
+	f, err := os.Open(notebook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	nb, err := kernels.ReadNotebook(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []string
+	for _, c := range nb.Cells {
+		if src := string(c.Source); c.CellType == "code" && strings.Contains(src, "func "+name+"(") {
+			cells = append(cells, src)
+		}
+	}
+	if len(cells) != 1 {
+		t.Fatalf("claimtest: %d cells of %s declare %s, want 1", len(cells), notebook, name)
+	}
+	self, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inCell, err := funcSource("package p\n"+cells[0], name)
+	if err != nil {
+		t.Fatalf("claimtest: %s: %v", notebook, err)
+	}
+	inFile, err := funcSource(string(self), name)
+	if err != nil {
+		t.Fatalf("claimtest: %s: %v", file, err)
+	}
+	if inCell != inFile {
+		t.Errorf("claimtest: %s's %s differs from %s's:\nnotebook:\n%s\nfile:\n%s", notebook, name, file, inCell, inFile)
+	}
+}
+
+// funcSource is the text of the declaration, doc comment included, of the function name in the Go source
+// src, formatted by gofmt.
+func funcSource(src, name string) (string, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
+	if err != nil {
+		return "", err
+	}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Name.Name == name {
+			start := fd.Pos()
+			if fd.Doc != nil {
+				start = fd.Doc.Pos()
+			}
+			out, err := format.Source([]byte(src[fset.Position(start).Offset:fset.Position(fd.End()).Offset]))
+			return string(out), err
+		}
+	}
+	return "", fmt.Errorf("no func %s", name)
 }

@@ -1,6 +1,7 @@
 package claimtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -124,5 +125,40 @@ func TestQuotesInPaper(t *testing.T) {
 	f.run(QuotesInPaper)
 	if !strings.Contains(f.skipped, "the papers are not at") {
 		t.Errorf("no papers folder: %s", f)
+	}
+}
+
+// TestCellFunc: a notebook cell's function passes when it is the file's token for token (formatting aside),
+// and fails when it differs, when no cell or two cells declare it, or when the file lacks it.
+func TestCellFunc(t *testing.T) {
+	dir := t.TempDir()
+	notebook := func(name string, cells ...string) string {
+		var parts []string
+		for _, c := range append([]string{"import \"fmt\""}, cells...) {
+			b, _ := json.Marshal(c)
+			parts = append(parts, `{"cell_type": "code", "metadata": {}, "source": `+string(b)+`}`)
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(`{"cells": [`+strings.Join(parts, ", ")+`], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`), 0o644)
+		return p
+	}
+	file := filepath.Join(dir, "f_test.go")
+	os.WriteFile(file, []byte("package p\n\n// twice doubles x.\nfunc twice(x int) int {\n\treturn 2 * x\n}\n"), 0o644)
+	for name, c := range map[string]struct {
+		notebook, fn string
+		ok           bool
+		says         string
+	}{
+		"same":        {notebook("same.ipynb", "// twice doubles x.\nfunc twice(x int) int {\n  return 2*x\n}"), "twice", true, ""},
+		"changed":     {notebook("changed.ipynb", "// twice doubles x.\nfunc twice(x int) int { return 3 * x }"), "twice", false, "differs"},
+		"no cell":     {notebook("none.ipynb"), "twice", false, "0 cells"},
+		"two cells":   {notebook("two.ipynb", "func twice(x int) int { return 2 * x }", "func twice(x int) int { return 2 * x }"), "twice", false, "2 cells"},
+		"not in file": {notebook("other.ipynb", "func thrice(x int) int { return 3 * x }"), "thrice", false, "no func thrice"},
+	} {
+		f := &fakeT{}
+		f.run(func(t testing.TB) { CellFunc(t, c.notebook, file, c.fn) })
+		if f.passed() != c.ok || !strings.Contains(f.report(), c.says) {
+			t.Errorf("%s: passed %v (%s)", name, f.passed(), f.report())
+		}
 	}
 }

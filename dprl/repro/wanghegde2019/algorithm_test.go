@@ -1,23 +1,17 @@
 package wanghegde2019_test
 
 import (
-	"encoding/json"
 	"errors"
-	"go/ast"
-	"go/format"
-	"go/parser"
-	"go/token"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/dprl-project/dprl/dprl/fnq"
 	"github.com/dprl-project/dprl/dprl/nn"
+	"github.com/dprl-project/dprl/dprl/repro/claimtest"
 	"github.com/dprl-project/dprl/dprl/repro/wanghegde2019"
 	"github.com/dprl-project/dprl/envs"
 	"github.com/dprl-project/dprl/mechanisms"
@@ -124,71 +118,8 @@ func TestAlgorithmInCode(t *testing.T) {
 	}
 }
 
-// TestAlgorithmCellUnchanged: notebook 04 has exactly one code cell declaring algorithm1, and its declaration
-// is this file's, token for token (both formatted by gofmt).
+// TestAlgorithmCellUnchanged: the notebook has exactly one code cell declaring algorithm1, and its declaration is
+// this file's, token for token (claimtest.CellFunc).
 func TestAlgorithmCellUnchanged(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "notebooks", "04-wang2019-functional-noise-q-learning.ipynb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var nb struct {
-		Cells []struct {
-			CellType string          `json:"cell_type"`
-			Source   json.RawMessage `json:"source"`
-		} `json:"cells"`
-	}
-	if err := json.Unmarshal(b, &nb); err != nil {
-		t.Fatal(err)
-	}
-	var cells []string
-	for _, c := range nb.Cells {
-		var lines []string
-		if err := json.Unmarshal(c.Source, &lines); err != nil {
-			var one string
-			if err := json.Unmarshal(c.Source, &one); err != nil {
-				t.Fatal(err)
-			}
-			lines = []string{one}
-		}
-		if src := strings.Join(lines, ""); c.CellType == "code" && strings.Contains(src, "func algorithm1(") {
-			cells = append(cells, src)
-		}
-	}
-	if len(cells) != 1 {
-		t.Fatalf("%d notebook cells declare algorithm1, want 1", len(cells))
-	}
-	self, err := os.ReadFile("algorithm_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	nbDecl, fileDecl := funcSource(t, "package p\n"+cells[0], "algorithm1"), funcSource(t, string(self), "algorithm1")
-	if nbDecl != fileDecl {
-		t.Errorf("the notebook's algorithm1 differs from algorithm_test.go's:\nnotebook:\n%s\nhere:\n%s", nbDecl, fileDecl)
-	}
-}
-
-// funcSource is the text of the declaration, doc comment included, of the function name in the Go source
-// src, formatted by gofmt.
-func funcSource(t *testing.T, src, name string) string {
-	t.Helper()
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Name.Name == name {
-			start := fd.Pos()
-			if fd.Doc != nil {
-				start = fd.Doc.Pos()
-			}
-			out, err := format.Source([]byte(src[fset.Position(start).Offset:fset.Position(fd.End()).Offset]))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return string(out)
-		}
-	}
-	t.Fatalf("no func %s", name)
-	return ""
+	claimtest.CellFunc(t, filepath.Join("..", "..", "..", "notebooks", "04-wang2019-functional-noise-q-learning.ipynb"), "algorithm_test.go", "algorithm1")
 }

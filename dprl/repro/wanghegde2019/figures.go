@@ -5,29 +5,14 @@ import (
 	"slices"
 	"strings"
 
-	"gonum.org/v1/plot"
-
 	"github.com/dprl-project/dprl/dprl/figure"
-	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/repro"
 )
 
 // Figure is one plot and the note shown under it: what the bands are, which seeds, where the runs come
 // from and the diverged runs per curve. The functions that make figures read data (Runs, Curves, Choice) and
 // run nothing.
-type Figure struct {
-	Plot *plot.Plot
-	Note string
-}
-
-// Show sends the plot and its note to out.
-func (f Figure) Show(out report.Sink) error {
-	if err := out.Figure(f.Plot); err != nil {
-		return err
-	}
-	out.Markdown(f.Note)
-	return nil
-}
+type Figure = repro.Figure
 
 // LearningCurves draws the named settings of r as episode returns against samples (50 per episode), the mean
 // over seeds with a 95% confidence band (Student t), legends with each setting's privacy label; the note
