@@ -63,14 +63,14 @@ func SelectionGrid() []Alg1Config {
 // streams disjoint from the figures' (Seed).
 const SelectionSeed = 1901
 
-// Alg1Arm is Algorithm 1 in one configuration at every ε of Fig2Epsilons: the corrected calibration there
-// (nil where none gives a guarantee, with the reason in Why) and its privacy.
+// Alg1Arm is Algorithm 1 in one configuration at every ε of Fig2Epsilons: the corrected calibration there,
+// the privacy it certifies and its σ, or why there is no guarantee.
 type Alg1Arm struct {
 	Config  Alg1Config
-	Cal     []fnq.Calibration // per ε of Fig2Epsilons; the zero value where infeasible
-	Privacy []Privacy
-	Sigma   []float64
-	Why     []string // why there is no guarantee at that ε ("" where there is one)
+	Cal     []fnq.Calibration // per ε of Fig2Epsilons; the zero value where there is no guarantee
+	Privacy []Privacy         // per ε: what the corrected calibration certifies
+	Sigma   []float64         // per ε: its path noise σ (the exact GDP σ)
+	Why     []string          // per ε: why there is no guarantee ("" where there is one)
 }
 
 // Feasible says the corrected calibration gives a guarantee at every ε of Fig2Epsilons.

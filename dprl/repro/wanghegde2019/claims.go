@@ -168,7 +168,7 @@ func fig1Claims(c *Curves) ([]repro.Claim, error) {
 	}
 	j100, j10, j1 := g.last(SigmaName(0.4)), g.last(J10Name), g.last(NeverName)
 	if g.err != nil {
-		return nil, err1(g.err)
+		return nil, claimsErr(g.err)
 	}
 	// code names a code-configuration learner as Compare and Privacy name it.
 	code := func(what string) string { return what + " (code configuration, no privacy guarantee)" }
@@ -231,8 +231,8 @@ func fig1Claims(c *Curves) ([]repro.Claim, error) {
 	}, nil
 }
 
-// err1 wraps a claims error.
-func err1(err error) error { return fmt.Errorf("wanghegde2019: claims: %w", err) }
+// claimsErr wraps an error of the claims.
+func claimsErr(err error) error { return fmt.Errorf("wanghegde2019: claims: %w", err) }
 
 // fig2Claims are Fig. 2's rows at each ε: the corrected Algorithm 1 against input perturbation and DP-SGD
 // (equal certified (ε, δ)), the same claim for the code configuration as a utility row, BGP16 against ours,
@@ -246,7 +246,7 @@ func fig2Claims(c *Curves) ([]repro.Claim, error) {
 		ours, ip, dp, code, bgp, rnd := g.last(p.Ours), g.last(p.Input), g.last(p.DPSGD), g.last(p.Code), g.last(p.BGP16), g.last(p.Random)
 		ours0 := g.last(p.OursNoiseless)
 		if g.err != nil {
-			return nil, err1(g.err)
+			return nil, claimsErr(g.err)
 		}
 		privOf := func(name, method string) (repro.Privacy, error) {
 			s, err := c.Fig2.Setting(name)
@@ -300,7 +300,7 @@ func fig2Claims(c *Curves) ([]repro.Claim, error) {
 		}{{"-ip", methodInput, ip, ipP}, {"-dp", methodDPSGD, dp, dpP}} {
 			row := beats(b.suffix, b.name, b.x, b.p, ours, fmt.Sprintf("chosen: %s", cfg))
 			if row.Robust, err = alternatives(b.suffix, b.name, b.x, b.p); err != nil {
-				return nil, err1(err)
+				return nil, claimsErr(err)
 			}
 			row.Why += fmt.Sprintf(" Both at (ε, δ) = (%g, %g) by the exact accountant (privacy table). Algorithm 1 without noise in the same configuration minus the random policy: %s.",
 				eps, Delta, ci(paired(ours0, 1, rnd, 1)))
@@ -318,11 +318,15 @@ func fig2Claims(c *Curves) ([]repro.Claim, error) {
 			}
 			cr := codeRow(code, fmt.Sprintf("σ = %g, Theorem 5's σ at the worked setting (ours)", CodeSigma(eps)))
 			cr.Robust = &repro.Robustness{Choice: "the code configuration's σ (the paper does not say which σ its Fig. 2 ran)"}
+			g1 := &returns{r: c.Fig1}
 			for _, sigma := range []float64{0.6, 1} {
 				if !c.Fig1.Seeds.Equal(c.Fig2.Seeds) {
-					break
+					break // Fig. 1 read from a sweep of other seeds: its runs do not pair with Fig. 2's
 				}
-				x := lastFifth((&returns{r: c.Fig1}).runs(SigmaName(sigma)))
+				x := g1.last(SigmaName(sigma))
+				if g1.err != nil {
+					return nil, claimsErr(g1.err)
+				}
 				cr.Robust.Alternatives = append(cr.Robust.Alternatives, repro.Alternative{Setting: fmt.Sprintf("σ = %g (Fig. 1's runs)", sigma),
 					Verdict: verdict(codeRow(x, fmt.Sprintf("σ = %g", sigma)))})
 			}
@@ -356,7 +360,7 @@ func fig2Claims(c *Curves) ([]repro.Claim, error) {
 			for _, b := range []struct{ key, name, setting string }{{"f2-flat-ip", methodInput, p.Input}, {"f2-flat-dp", methodDPSGD, p.DPSGD}} {
 				runs := g.runs(b.setting)
 				if g.err != nil {
-					return nil, err1(g.err)
+					return nil, claimsErr(g.err)
 				}
 				flat := func(part int, what string) repro.Claim {
 					d := make([]float64, len(runs))
@@ -379,7 +383,7 @@ func fig2Claims(c *Curves) ([]repro.Claim, error) {
 	p := c.Panels[0]
 	ours0, rnd := g.last(p.OursNoiseless), g.last(p.Random)
 	if g.err != nil {
-		return nil, err1(g.err)
+		return nil, claimsErr(g.err)
 	}
 	rows = append(rows, tested(repro.Claim{Key: "alg1-learns", Kind: repro.KindSanity,
 		Claim: fmt.Sprintf("Algorithm 1 without noise in the chosen configuration (%s) ends above the random policy", c.Choice.Arms[c.Choice.Chosen].Config),

@@ -83,6 +83,7 @@ func Fig2Settings(ch *Choice, episodes int) ([]Fig2Panel, []Setting, error) {
 		return nil, nil, fmt.Errorf("wanghegde2019: Fig. 2 needs at least 3 episodes (DP-SGD takes a step once 128 samples are in memory), got %d", episodes)
 	}
 	var settings []Setting
+	var alg1 []Setting // after the DQN learners: the cheap runs fill the workers last
 	noiseless := map[Alg1Config]string{}
 	refOf := func(c Alg1Config) string {
 		if n, ok := noiseless[c]; ok {
@@ -90,11 +91,10 @@ func Fig2Settings(ch *Choice, episodes int) ([]Fig2Panel, []Setting, error) {
 		}
 		s := noiselessSetting(c)
 		noiseless[c] = s.Name
-		settings = append(settings, s)
+		alg1 = append(alg1, s)
 		return s.Name
 	}
 	var panels []Fig2Panel
-	var alg1 []Setting // after the DQN learners: the cheap runs fill the workers last
 	for e, eps := range Fig2Epsilons {
 		sr, err := fnq.InputPerturbationSigma(T, eps, Delta)
 		if err != nil {
