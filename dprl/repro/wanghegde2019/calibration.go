@@ -80,38 +80,51 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// LipschitzTable shows the spectral-norm product bound L of the code's 1→16→16→2 network at initialisation
-// and after 20 and 100 episodes of non-private DQN training (seed (1, 1)), and the C, σ and tail margin
-// Theorem 5 would need with that L at the second worked setting (J = 39).
-func LipschitzTable(out report.Sink) error {
-	rows := [][]string{}
+// LipschitzPoint is the spectral-norm product bound L of the code's 1→16→16→2 network after Episodes
+// episodes of non-private DQN training (seed (1, 1)).
+type LipschitzPoint struct {
+	Episodes int
+	L        float64
+}
+
+// TrainedLipschitz is the network's bound at initialisation and after 20 and 100 episodes of training.
+func TrainedLipschitz() ([]LipschitzPoint, error) {
+	var pts []LipschitzPoint
 	for _, episodes := range []int{0, 20, 100} {
 		var L float64
 		if episodes == 0 {
 			net, err := nn.NewMLP([]int{1, 16, 16, 2}, nn.ReLU, rand.NewPCG(1, 1))
 			if err != nil {
-				return err
+				return nil, err
 			}
 			L = net.Lipschitz()
 		} else {
 			env, err := envs.Make("wanghegde")
 			if err != nil {
-				return err
+				return nil, err
 			}
 			res, err := fnq.Run(env, fnq.Config{Episodes: episodes, Src: rand.NewPCG(1, 1)})
 			if err != nil {
-				return err
+				return nil, err
 			}
 			L = res.Released.Network().Lipschitz()
 		}
-		c, err := WorkedSettings()[1].Calibration(L, 39).Compute()
-		if err != nil {
-			return err
-		}
-		rows = append(rows, []string{fmt.Sprint(episodes), fmt.Sprintf("%.3g", L), fmt.Sprintf("%.3g", c.NormSq), fmt.Sprintf("%.3g", c.SigmaThm5), fmt.Sprintf("%.3g", c.TailMargin)})
+		pts = append(pts, LipschitzPoint{episodes, L})
 	}
-	out.Table([]string{"DQN episodes trained", "L (spectral product)", "C = (v² + v)L²", "σ (Thm 5, ε = 0.9)", "2k − 8.68√βσ"}, rows)
-	return nil
+	return pts, nil
+}
+
+// LipschitzTable is, for each point, L and the C, σ and tail margin Theorem 5 would need with that L at the
+// second worked setting (ours; J = 39).
+func LipschitzTable(pts []LipschitzPoint) (header []string, rows [][]string, err error) {
+	for _, p := range pts {
+		c, err := WorkedSettings()[1].Calibration(p.L, 39).Compute()
+		if err != nil {
+			return nil, nil, err
+		}
+		rows = append(rows, []string{fmt.Sprint(p.Episodes), fmt.Sprintf("%.3g", p.L), fmt.Sprintf("%.3g", c.NormSq), fmt.Sprintf("%.3g", c.SigmaThm5), fmt.Sprintf("%.3g", c.TailMargin)})
+	}
+	return []string{"DQN episodes trained", "L (spectral product)", "C = (v² + v)L²", "σ (Thm 5, ε = 0.9)", "2k − 8.68√βσ"}, rows, nil
 }
 
 // WorkedSigmas is Theorem 5's σ at the worked settings (ours; L = 1, J = 1).

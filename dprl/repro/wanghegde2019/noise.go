@@ -10,54 +10,71 @@ import (
 	"github.com/dprl-project/dprl/mechanisms"
 )
 
-// NoisePaths plots one lazily sampled OU path (σ = 0.637) at the code's β = 1 and one at the theory's
-// β = 2167 (the second worked setting), each first queried at 2000 random points and then drawn on a grid
-// of 501 states; then it measures the sampler's throughput on queries queries at new points and on as many
-// repeats of one stored point, and says whether the stored point still returns its first answer.
-func NoisePaths(out report.Sink, queries int) error {
-	var series []figure.Series
-	for i, beta := range []float64{1, 2167} {
+// PathSamples is the data of the noise figure: one lazily sampled OU path (σ = 0.637) per kernel rate, drawn
+// on a grid of states after 2000 random queries, and the sampler's throughput on Queries new points and on
+// as many repeats of one stored point, which must all return its first answer (Consistent).
+type PathSamples struct {
+	Betas          []float64
+	X              []float64
+	G              [][]float64 // [rate][grid point]
+	Queries        int
+	Fresh, Repeats time.Duration
+	Consistent     bool
+}
+
+// SamplePaths draws the paths at the code's β = 1 and the theory's β = 2167 (the second worked setting,
+// ours), each first queried at 2000 random points and then on a grid of 501 states, and times queries
+// queries at new points and as many repeats of one stored point.
+func SamplePaths(queries int) (*PathSamples, error) {
+	s := &PathSamples{Betas: []float64{1, 2167}, X: make([]float64, 501), Queries: queries}
+	for k := range s.X {
+		s.X[k] = float64(k) / 500
+	}
+	for i, beta := range s.Betas {
 		p, err := mechanisms.NewOUPath(0.637, beta, rand.NewPCG(4, uint64(i)))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rng := rand.New(rand.NewPCG(5, uint64(i)))
 		for range 2000 {
 			p.At(rng.Float64())
 		}
-		xs := make([]float64, 501)
-		ys := make([]float64, 501)
-		for k := range xs {
-			xs[k] = float64(k) / 500
-			ys[k] = p.At(xs[k])
+		g := make([]float64, len(s.X))
+		for k, x := range s.X {
+			g[k] = p.At(x)
 		}
-		series = append(series, figure.Series{Name: fmt.Sprintf("β = %g", beta), X: xs, Y: [][]float64{ys}})
+		s.G = append(s.G, g)
 	}
-	fig, err := figure.Curves(figure.Options{Title: "OU sample paths, σ = 0.637", XLabel: "state s", YLabel: "g(s)", Band: figure.BandNone}, series...)
-	if err != nil {
-		return err
-	}
-	if err := out.Figure(fig); err != nil {
-		return err
-	}
-
 	p, err := mechanisms.NewOUPath(0.637, 2167, rand.NewPCG(6, 6))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(7, 7))
-	n := queries
 	start := time.Now()
-	for range n {
+	for range queries {
 		p.At(rng.Float64())
 	}
-	fresh := time.Since(start)
+	s.Fresh = time.Since(start)
 	first := p.At(0.5)
+	s.Consistent = true
 	start = time.Now()
-	for range n {
-		p.At(0.5)
+	for range queries {
+		s.Consistent = s.Consistent && p.At(0.5) == first
 	}
-	out.Markdown(fmt.Sprintf("%d new queries: %v (%.2g queries/s); %d repeats of one stored point: %v, all equal to the first answer: %v.",
-		n, report.FormatDuration(fresh), float64(n)/fresh.Seconds(), n, report.FormatDuration(time.Since(start)), p.At(0.5) == first))
-	return nil
+	s.Repeats = time.Since(start)
+	return s, nil
+}
+
+// PathFigure draws the sampled paths; its note gives the throughput and whether repeated queries agreed.
+func PathFigure(s *PathSamples) (Figure, error) {
+	var series []figure.Series
+	for i, beta := range s.Betas {
+		series = append(series, figure.Series{Name: fmt.Sprintf("β = %g", beta), X: s.X, Y: [][]float64{s.G[i]}})
+	}
+	p, err := figure.Curves(figure.Options{Title: "OU sample paths, σ = 0.637", XLabel: "state s", YLabel: "g(s)", Band: figure.BandNone}, series...)
+	if err != nil {
+		return Figure{}, err
+	}
+	return Figure{Plot: p, Note: fmt.Sprintf("%d new queries: %v (%.2g queries/s); %d repeats of one stored point: %v, all equal to the first answer: %v.",
+		s.Queries, report.FormatDuration(s.Fresh), float64(s.Queries)/s.Fresh.Seconds(), s.Queries, report.FormatDuration(s.Repeats), s.Consistent)}, nil
 }

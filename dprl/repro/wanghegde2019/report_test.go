@@ -3,6 +3,7 @@ package wanghegde2019
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -101,11 +102,32 @@ func TestSamplesToReach(t *testing.T) {
 }
 
 func TestNoisePaths(t *testing.T) {
-	var r report.Recorder
-	if err := NoisePaths(&r, 1000); err != nil {
+	s, err := SamplePaths(1000)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Figures() != 1 || len(r.Items) != 2 || !strings.HasSuffix(r.Items[1].Markdown, "all equal to the first answer: true.") {
-		t.Errorf("%d figures, items %+v", r.Figures(), r.Items)
+	f, err := PathFigure(s)
+	if err != nil || f.Plot == nil || !s.Consistent || !strings.HasSuffix(f.Note, "all equal to the first answer: true.") {
+		t.Errorf("%v, note %q", err, f.Note)
+	}
+	again, _ := SamplePaths(10)
+	if !reflect.DeepEqual(s.G, again.G) {
+		t.Error("the paths differ between two draws from the same seeds")
+	}
+}
+
+// TestLipschitzTable: the initial network's bound is ≈ 1.42 and training raises it; the table gives Theorem
+// 5's constants at each bound.
+func TestLipschitzTable(t *testing.T) {
+	pts, err := TrainedLipschitz()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pts) != 3 || math.Abs(pts[0].L-1.42) > 0.01 || !(pts[2].L > pts[0].L) {
+		t.Errorf("points %+v", pts)
+	}
+	h, rows, err := LipschitzTable(pts)
+	if err != nil || len(rows) != 3 || len(rows[0]) != len(h) || rows[0][1] != "1.42" {
+		t.Errorf("table %v %v (%v)", h, rows, err)
 	}
 }
