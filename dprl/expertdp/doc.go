@@ -36,7 +36,8 @@
 // The analysis draws every examined trajectory afresh (an expert, then a rollout). DataRelease walks a
 // fixed log instead, and there the guarantee is (ε1 + ln(1/(1 − p_T)), δ1 + p_T) (FixedLogGuarantee), where
 // p_T ≈ T/m is the probability that one expert's trajectories are among the T examined (FixedLogDelta):
-// 8.3·10⁻³ at the paper's T = 25 and m = 3000, some 25 times δ1.
+// 8.3·10⁻³ at the paper's T = 25 and m = 3000, some 25 times δ1. A method compared with this release must
+// be given the same certified (ε, δ), p_T included.
 //
 // # Selective DP-SGD
 //
@@ -51,7 +52,10 @@
 //   - AccountingPaper, only when asked for: every step is a Poisson-subsampled Gaussian at rate q = p·b/m,
 //     noise multiplier s. It is optimistic for 0 < p < 1 (the iterates reveal which steps were private).
 //
-// With NoiseMultiplier 0, s is calibrated so that MaxSteps steps spend exactly (ε2, δ2). The whole pipeline
+// With NoiseMultiplier 0, s is calibrated so that MaxSteps steps spend exactly (ε2, δ2); with a given s the
+// run stops when the accountant's budget is spent or at MaxSteps, whichever comes first. When the release's
+// D_stable is empty, TrainConfig.Fallback trains expert-level DP-SGD (p = 1) on the whole log within the same
+// (ε2, δ2): the paper's "defaults towards the baseline" (it needs a budget ε2 > 0). The whole pipeline
 // is (ε1 + ε2, δ1 + δ2)-DP (Theorem 5.6). Sharma et al. take δ = 1/m and, for ε ≥ 7.5, split the budget as
 // ε1 = 3ε/4, ε2 = ε/4, δ1 = 9δ/10, δ2 = δ/10; on Acrobot all of it goes to the release (p = 0), and at ε = 5
 // all of it to DP-SGD (ε1 = 0).
@@ -89,7 +93,8 @@
 //
 // # Reference values
 //
-// With m = 3000, δ = 1/m, p_min = 0.02 (the tests reproduce these):
+// A worked setting (ours; the paper prints none of these numbers): m = 3000, δ = 1/m, p_min = 0.02, the
+// paper's budget split and T, and our choice of each domain's L (the tests reproduce these):
 //
 //	domain       ε1   T    L     ε′     δ′      c_min  θ     E[θ̂]  Thm 3.20  agreeing prefix
 //	Acrobot      10   25   200   0.120  3.3e−8  8.85   443   1017  6.62      ≈ 26

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -278,6 +279,60 @@ func TestBatchRule(t *testing.T) {
 	// Which tails are sampled: a stable prefix's transitions never appear in a private batch.
 	if _, err := Train(data, nil, e.Domain, TrainConfig{P: 0, Batch: 30, MaxSteps: 10}); err != ErrNoStableData {
 		t.Errorf("p = 0 without a release: error %v, want ErrNoStableData", err)
+	}
+}
+
+// Fallback: a release with an empty D_stable (a threshold no count reaches at this tiny ε1) makes every
+// step an expert-level DP-SGD step on the whole log within (ε2, δ2), at P = 0 as at P = 0.5; without it,
+// P = 0 fails with ErrNoStableData and P = 0.5 takes private steps only half the time. The fallback needs a
+// budget even at P = 0.
+func TestFallback(t *testing.T) {
+	e, data := cartpole(t)
+	rel, err := DataRelease(data, e, ReleaseParams{Epsilon: 0.5, Delta: 1e-4, PMin: 0.02, T: 10, Src: rand.NewPCG(1, 2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rel.StableTransitions(); n != 0 {
+		t.Fatalf("|D_stable| = %d, want an empty release", n)
+	}
+	for _, p := range []float64{0, 0.5} {
+		cfg := TrainConfig{P: p, Batch: 30, Epsilon: 2, Delta: 1e-4, MaxSteps: 40, EvalEpisodes: 1, Seed: 3, Fallback: true,
+			Learner: LearnerConfig{Hidden: []int{8}}}
+		res, err := Train(data, rel, e.Domain, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.FellBack || res.PrivateSteps != 40 || res.StableSteps != 0 || !(res.Epsilon <= 2) || res.Epsilon < 1.9 || res.Diverged {
+			t.Errorf("p = %g with fallback: %+v, want 40 private steps spending at most (and close to) ε2 = 2", p, res)
+		}
+		cfg.Fallback = false
+		res, err = Train(data, rel, e.Domain, cfg)
+		switch {
+		case p == 0 && err != ErrNoStableData:
+			t.Errorf("p = 0 without fallback: %v, want ErrNoStableData", err)
+		case p > 0 && (err != nil || res.FellBack || res.PrivateSteps == 40):
+			t.Errorf("p = %g without fallback: %+v (%v), want about half the steps private", p, res, err)
+		}
+	}
+	if _, err := Train(data, rel, e.Domain, TrainConfig{Batch: 30, MaxSteps: 10, Fallback: true}); err == nil || !strings.Contains(err.Error(), "Epsilon") {
+		t.Errorf("a fallback without a budget: %v", err)
+	}
+}
+
+// A learning rate that blows the network up is reported as diverged.
+func TestDiverged(t *testing.T) {
+	e, data := cartpole(t)
+	res, err := Train(data, nil, e.Domain, TrainConfig{NonPrivate: true, Batch: 30, MaxSteps: 30, EvalEpisodes: 1, Seed: 1,
+		Learner: LearnerConfig{Hidden: []int{8}, LR: 1e300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Diverged {
+		t.Errorf("LR = 1e300: %+v, want diverged", res)
+	}
+	res, err = Train(data, nil, e.Domain, TrainConfig{NonPrivate: true, Batch: 30, MaxSteps: 30, EvalEpisodes: 1, Seed: 1, Learner: LearnerConfig{Hidden: []int{8}}})
+	if err != nil || res.Diverged {
+		t.Errorf("default LR: %+v (%v), want not diverged", res, err)
 	}
 }
 

@@ -242,6 +242,20 @@ func (l *Learner) update() {
 	}
 }
 
+// finite reports whether every parameter of the network is finite.
+func (l *Learner) finite() bool {
+	for i := range l.Net.W {
+		for _, p := range [][]float64{l.Net.W[i], l.Net.B[i]} {
+			for _, v := range p {
+				if !finite(v) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
 // normalize maps an observation to the network's input, (obs − shift)/scale (identity for LunarLander).
 func (d *Domain) normalize(obs, dst []float64) {
 	if d.lander {

@@ -62,7 +62,13 @@ type TrainConfig struct {
 	MaxSteps int
 	// NonPrivate trains on uniform batches from the whole log without clipping or noise (the baseline the
 	// paper normalises by).
-	NonPrivate   bool
+	NonPrivate bool
+	// Fallback makes a run whose release has an empty D_stable train as expert-level DP-SGD (P = 1) on the
+	// whole log within the same (ε2, δ2), instead of leaving the stable steps out (0 < P < 1) or failing
+	// with ErrNoStableData (P = 0): Sharma et al.'s "our algorithm defaults towards the baseline" (§6.1).
+	// The choice depends only on the release's output, so the run is still (ε1 + ε2, δ1 + δ2)-DP; it needs
+	// a budget (Epsilon, Delta) even at P = 0. TrainResult.FellBack says when it happened.
+	Fallback     bool
 	EvalEpisodes int // evaluation episodes, one at each of as many checkpoints over the last fifth (10)
 	Seed         uint64
 
@@ -83,6 +89,12 @@ type TrainResult struct {
 	// Dropped counts per-example gradients left out of private steps for a NaN or infinite entry (each
 	// contributes zero, which keeps the sensitivity; see nn.Workspace.PrivateGradient).
 	Dropped int
+	// FellBack reports that D_stable was empty and TrainConfig.Fallback made every step an expert-level
+	// DP-SGD step.
+	FellBack bool
+	// Diverged reports that training broke down: a parameter of the network or an evaluation return is not
+	// finite.
+	Diverged bool
 }
 
 // ErrNoStableData is returned when a configuration needs D_stable and it is empty (the paper's "inf" in
@@ -139,7 +151,7 @@ func (c *TrainConfig) validate(m int) error {
 		return nil
 	case !(c.P >= 0 && c.P <= 1):
 		return check.In("P", c.P, param.Probability)
-	case c.P == 0:
+	case c.P == 0 && !c.Fallback:
 		return nil
 	case !(c.Epsilon > 0) || math.IsInf(c.Epsilon, 0):
 		return &mechanisms.ParamError{Pkg: "expertdp", Param: "Epsilon", Value: c.Epsilon, Allowed: "(0, ∞)"}
@@ -267,7 +279,8 @@ func (c TrainConfig) SpentEpsilon(m, steps int) (float64, error) {
 
 // Train runs Selective DP-SGD on the release rel of the log data (rel nil: no stable data, every
 // trajectory unstable), or the non-private baseline, and evaluates the learned policy on the domain's
-// default environment. Private steps Poisson-sample experts at rate b/m and take one uniformly chosen
+// default environment. When rel's D_stable is empty, a configuration with Fallback trains expert-level
+// DP-SGD (P = 1) within the same budget; without it P = 0 fails with ErrNoStableData. Private steps Poisson-sample experts at rate b/m and take one uniformly chosen
 // unstable transition from each sampled expert (Algorithm 4), so an expert's data enters a step only through
 // one clipped gradient; the sum gets N(0, s²C²) noise and is divided by b.
 func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, error) {
@@ -299,10 +312,15 @@ func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, 
 			perExpert[data.Trajs[g.Traj].Expert].add(g)
 		}
 	}
-	if !cfg.NonPrivate && cfg.P == 0 && stable.total() == 0 {
-		return nil, ErrNoStableData
-	}
 	res := &TrainResult{Steps: cfg.MaxSteps, BudgetSteps: cfg.MaxSteps}
+	if !cfg.NonPrivate && stable.total() == 0 {
+		switch {
+		case rel != nil && cfg.Fallback:
+			cfg.P, res.FellBack = 1, true
+		case cfg.P == 0:
+			return nil, ErrNoStableData
+		}
+	}
 	private := !cfg.NonPrivate && cfg.P > 0
 	calibrated := private && cfg.NoiseMultiplier == 0
 	if calibrated {
@@ -394,6 +412,7 @@ func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, 
 	for _, r := range res.Returns {
 		res.Return += r / float64(len(res.Returns))
 	}
+	res.Diverged = !finite(res.Return) || !l.finite()
 	if private {
 		if res.Epsilon, err = cfg.SpentEpsilon(m, res.Steps); err != nil {
 			return nil, err
@@ -401,6 +420,9 @@ func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, 
 	}
 	return res, nil
 }
+
+// finite reports whether x is neither NaN nor infinite.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // put appends transition (traj, step) of data to the batch.
 func (b *batch) put(data *Data, at [2]int, d *Domain) {
