@@ -195,7 +195,7 @@ func SharmaPaperRows(eps float64) ([]SharmaRow, error) {
 	const delta = 1.0 / sharma.NumExperts
 	var rows []SharmaRow
 	for _, env := range []struct{ name, title string }{{"acrobot", "Acrobot"}, {"cartpole", "CartPole"}, {"lunarlander", "LunarLander"}, {"hiv", "HIV"}} {
-		sp := sharma.PaperSplit(env.name, eps, delta, false)
+		sp := sharma.PaperSplit(env.name, eps, delta)
 		if sp.Eps1 == 0 {
 			continue
 		}

@@ -359,7 +359,7 @@ func TestTruthSharma(t *testing.T) {
 	})
 	for i, r := range rows {
 		env := strings.ToLower(strings.SplitN(r.Name, ",", 2)[0])
-		sp := sharma.PaperSplit(env, 10, 1.0/sharma.NumExperts, false)
+		sp := sharma.PaperSplit(env, 10, 1.0/sharma.NumExperts)
 		if r.Eps1 != sp.Eps1 || r.Delta1 != sp.Delta1 || r.T != sp.T {
 			t.Errorf("row %d (%s): (%g, %g, %d), the reproduction package runs (%g, %g, %d)", i, env, r.Eps1, r.Delta1, r.T, sp.Eps1, sp.Delta1, sp.T)
 		}

@@ -3,6 +3,7 @@ package sharma
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 
@@ -10,53 +11,6 @@ import (
 	"github.com/dprl-project/dprl/dprl/expertdp"
 	"github.com/dprl-project/dprl/dprl/param"
 )
-
-// Split is a privacy budget allocation between DataRelease (ε1, δ1, examining T trajectories) and the
-// DP-SGD steps (ε2, δ2); the pipeline is (ε1 + ε2, δ1 + δ2)-DP for expert-level neighbours (Theorem 5.6).
-type Split struct {
-	Eps1, Delta1, Eps2, Delta2 float64
-	T                          int
-}
-
-// PaperSplit is Sharma et al.'s allocation of (ε, δ) on env (§6.1 and Appendix B.3): Acrobot spends
-// everything on the release (ε1 = ε); the others split 3ε/4 and ε/4, δ 9/10 and 1/10, for ε ≥ 7.5 and go
-// pure DP-SGD (ε1 = 0) at ε = 5. HIV follows Appendix B.3: §6.1 groups it with Acrobot (ε1 = ε), but
-// Table 1's BCQ p = 0.9 for HIV needs DP-SGD steps, hence ε2 > 0, which B.3's split gives. T is the
-// paper's cutoff (Acrobot 25/20/20 for ε = 10/7.5/≤5, LunarLander 100/62, CartPole 25/20, HIV 50).
-// lowAllocation forces the 3/4 split below ε = 7.5 (Table 2's comparison).
-func PaperSplit(env string, eps, delta float64, lowAllocation bool) Split {
-	cut := map[string][2]int{"acrobot": {25, 20}, "lunarlander": {100, 62}, "cartpole": {25, 20}, "hiv": {50, 50}}[env]
-	T := cut[1]
-	if eps >= 10 {
-		T = cut[0]
-	}
-	switch {
-	case env == "acrobot":
-		return Split{Eps1: eps, Delta1: delta, T: T}
-	case eps < 7.5 && !lowAllocation:
-		return Split{Eps2: eps, Delta2: delta}
-	}
-	return Split{Eps1: 3 * eps / 4, Delta1: 0.9 * delta, Eps2: eps / 4, Delta2: 0.1 * delta, T: T}
-}
-
-// PaperP is Table 1's best p for env, learner and ε (pure DP-SGD, p = 1, when the split gives ε1 = 0;
-// p = 0 when it gives ε2 = 0).
-func PaperP(env string, alg expertdp.Algorithm, eps float64) float64 {
-	table := map[string][2][3]float64{ // [CQL, BCQ][ε = 5, 7.5, 10]
-		"lunarlander": {{1, 0.8, 0.8}, {1, 0.5, 0.5}},
-		"acrobot":     {{0, 0, 0}, {0, 0, 0}},
-		"cartpole":    {{1, 0.9, 0.8}, {1, 0.5, 0.5}},
-		"hiv":         {{1, 0, 0}, {1, 0.9, 0.9}},
-	}
-	col := 0
-	switch {
-	case eps >= 10:
-		col = 2
-	case eps >= 7.5:
-		col = 1
-	}
-	return table[env][alg][col]
-}
 
 // Setup is one domain's experts, log and normalisation references.
 type Setup struct {
@@ -80,6 +34,11 @@ type SetupConfig struct {
 	Workers                   int
 	Seed                      uint64
 	Progress                  experiment.Progress // bases + experts + reference policies
+}
+
+// SetupSeed is the seed of env's setup (experts, log and references) in the notebook and the sweeps.
+func SetupSeed(env string) uint64 {
+	return map[string]uint64{"cartpole": 100, "acrobot": 101, "lunarlander": 102, "hiv": 103}[env]
 }
 
 // NewSetup trains the bases, derives the experts, generates the log and measures the references.
@@ -137,160 +96,134 @@ func (s *Setup) Normalize(r float64) float64 {
 	return (r - s.RandomReturn) / (s.ExpertReturn - s.RandomReturn)
 }
 
-// Method is what a job trains.
-type Method int
-
-const (
-	// Ours is DataRelease with (ε1, δ1) followed by Selective DP-SGD with (ε2, δ2).
-	Ours Method = iota
-	// ExpertDPSGD is the baseline: expert-level DP-SGD on the whole log with all of (ε, δ).
-	ExpertDPSGD
-	// NonPrivate is full-data CQL/BCQ without clipping or noise.
-	NonPrivate
-)
-
-func (m Method) String() string {
-	return [...]string{"ours", "expert-level DP-SGD", "non-private"}[m]
-}
-
-// Job is one training run of an experiment.
-type Job struct {
-	Tag       string // the figure or table the job was first generated for
-	Env       string
-	Algorithm expertdp.Algorithm
-	Method    Method
-	Epsilon   float64 // overall ε (δ = 1/m)
-	Split     Split   // Ours only; its δ1 and δ2 are fractions of δ = 1/m (PaperSplit with δ = 1)
-	P         float64 // Ours only
-	Experts   int     // m: the first m experts of the setup (0: all)
-	Seed      int
-	// Accounting calibrates Ours' DP-SGD steps: the exact mixture (the zero value) for every run that is
-	// compared with another; expertdp.AccountingPaper only for runs labelled "published accounting",
-	// which spend more than their nominal ε.
-	Accounting expertdp.Accounting
-}
-
-// Setting is what a job runs, without its tag and seed: jobs of equal settings are runs of the same
-// experiment (seeds apart). Ours without a release (ε1 = 0) on the whole budget with p = 1 is
-// expert-level DP-SGD and has its setting; m = NumExperts is written 0; fields a method does not read are
-// zero.
-type Setting struct {
-	Env        string
-	Algorithm  expertdp.Algorithm
-	Method     Method
-	Epsilon    float64
-	Split      Split
-	P          float64
-	Experts    int
-	Accounting expertdp.Accounting
-}
-
-// Setting is the job's Setting.
-func (j Job) Setting() Setting {
-	c := Setting{Env: j.Env, Algorithm: j.Algorithm, Method: j.Method, Epsilon: j.Epsilon, Split: j.Split, P: j.P, Experts: j.Experts, Accounting: j.Accounting}
-	if c.Experts == NumExperts {
-		c.Experts = 0
+// PT is p_T for a release examining T trajectories of the first m experts' log (expertdp.FixedLogDelta;
+// 0 without a release).
+func (s *Setup) PT(m, T int) (float64, error) {
+	if T == 0 {
+		return 0, nil
 	}
-	switch {
-	case j.Method == Ours && j.Split == (Split{Eps2: j.Epsilon, Delta2: 1}) && j.P == 1:
-		c.Method, c.Split, c.P, c.Accounting = ExpertDPSGD, Split{}, 0, 0
-	case j.Method == NonPrivate:
-		c.Epsilon, c.Split, c.P, c.Accounting = 0, Split{}, 0, 0
-	case j.Method == ExpertDPSGD:
-		c.Split, c.P, c.Accounting = Split{}, 0, 0
-	case j.P == 0 || j.P == 1 || j.Split.Eps2 == 0:
-		c.Accounting = 0 // no mixing: both accountings agree
+	if s.PerExpert < 1 {
+		return 0, check.AtLeast("Setup.PerExpert", s.PerExpert, 1)
 	}
-	return c
+	return expertdp.FixedLogDelta(m*s.PerExpert, s.PerExpert, T)
+}
+
+// Certificate is the (ε, δ) a run of split sp certifies for expert-level neighbours, its δ's absolute:
+// DataRelease on the fixed log it walks, (ε1 + ln(1/(1 − p_T)), δ1 + p_T) (expertdp.FixedLogGuarantee),
+// composed with the DP-SGD budget (ε2, δ2). It holds whatever the run spends of ε2 (none at p = 0): a
+// comparison holds every method it compares to one certificate.
+func Certificate(sp Split, pT float64) (eps, delta float64) {
+	if sp.Eps1 > 0 {
+		eps, delta = expertdp.FixedLogGuarantee(sp.Eps1, sp.Delta1, pT)
+	}
+	return eps + sp.Eps2, delta + sp.Delta2
 }
 
 // Outcome is a job's result.
 type Outcome struct {
 	Job
-	Stable     int     `json:",omitempty"` // |D_stable| in transitions (Ours)
-	Steps      int     // gradient steps run
-	Private    int     // of which expert-level DP-SGD steps
-	S          float64 // noise multiplier used
-	Eps2       float64 // ε2 spent by the DP-SGD steps under the job's accounting (PLD)
-	Return     float64 // mean evaluation return
-	Normalized float64
-	Note       string // what was special (e.g. D_stable empty: the initial network was evaluated)
-	// Eps2Exact is ε2 at δ2 under the exact mixture accounting at the s and steps used (equal to Eps2 for
-	// runs calibrated with it; larger for "published accounting" runs).
-	Eps2Exact float64 `json:",omitempty"`
-	// FixedLogDelta is p_T, what the fixed log adds to DataRelease's δ1 (expertdp.FixedLogDelta; Ours
-	// with a release).
-	FixedLogDelta float64 `json:",omitempty"`
+	Stable  int     // |D_stable| in transitions (Ours)
+	Steps   int     // gradient steps run
+	Private int     // of which expert-level DP-SGD steps
+	S       float64 // noise multiplier used (0: no DP-SGD step)
+	Eps2    float64 // ε spent by the DP-SGD steps under the job's accounting (PLD)
+	// Eps2Exact is that ε under the exact mixture accounting (equal to Eps2 for runs calibrated with it).
+	Eps2Exact float64
+	// PT is p_T, what the fixed log adds to DataRelease's δ1 (expertdp.FixedLogDelta; 0 without a release).
+	PT float64
+	// CertEps and CertDelta are the run's certified (ε, δ) (Certificate; for the baseline the budget it
+	// was calibrated to; +Inf for the non-private learner, 0 for the untrained network).
+	CertEps, CertDelta float64
+	Return             float64 // mean evaluation return
+	Normalized         float64
+	FellBack           bool   // D_stable was empty and the run trained expert-level DP-SGD (Job.Fallback)
+	Diverged           bool   // a parameter or an evaluation return became non-finite
+	Note               string // what was special (e.g. D_stable empty, no DP-SGD budget: the initial network)
 }
 
 // ExperimentConfig is shared by every job.
 type ExperimentConfig struct {
-	Learner  expertdp.LearnerConfig // Algorithm is set per job
-	Batch    int                    // b (128)
-	Steps    int                    // steps per run; private runs calibrate s to spend ε2 in exactly these steps
+	Learner expertdp.LearnerConfig // Algorithm is set per job
+	Batch   int                    // b (128)
+	// Steps is the number of steps of a run with calibrated noise, and the step cap of a run in the
+	// paper's regime.
+	Steps    int
 	Workers  int
 	Seed     uint64
 	Progress experiment.Progress // one unit per job
 }
 
-// trainConfig is job j's TrainConfig on m experts (learner and seed left to the caller), with batch b and
-// steps steps, and its split with absolute δ's (δ = 1/m). Expert-level DP-SGD is p = 1 on all of (ε, δ);
-// Ours spends (ε2, δ2) in its DP-SGD steps (none when ε2 = 0).
-func trainConfig(j Job, m, batch, steps int) (expertdp.TrainConfig, Split, error) {
+// trainConfig is job j's TrainConfig on m experts of setup s (learner and seed left to the caller), with
+// batch b and steps steps, its split with absolute δ's (δ = 1/m), and its certificate. Expert-level DP-SGD
+// runs at the certificate of j.Split (or at (ε, 1/m) for a zero Split); Ours spends (ε2, δ2) in its DP-SGD
+// steps (none when ε2 = 0).
+func trainConfig(j Job, s *Setup, m, batch, steps int) (tc expertdp.TrainConfig, sp Split, pT float64, err error) {
 	delta := 1 / float64(m)
-	tc := expertdp.TrainConfig{Batch: batch, MaxSteps: steps, Accounting: j.Accounting}
-	var sp Split
+	tc = expertdp.TrainConfig{Batch: batch, MaxSteps: steps, Accounting: j.Accounting}
+	sp = j.Split
+	if err := param.First(check.In("Split.Eps1", sp.Eps1, param.NonNegative), check.In("Split.Eps2", sp.Eps2, param.NonNegative)); err != nil {
+		return tc, sp, 0, err
+	}
+	sp.Delta1 *= delta
+	sp.Delta2 *= delta
+	if sp.Eps1 > 0 {
+		if pT, err = s.PT(m, sp.T); err != nil {
+			return tc, sp, 0, err
+		}
+	}
 	switch j.Method {
 	case NonPrivate:
 		tc.NonPrivate = true
+	case Untrained:
 	case ExpertDPSGD:
-		tc.P, tc.Epsilon, tc.Delta = 1, j.Epsilon, delta
-		sp = Split{Eps2: j.Epsilon, Delta2: delta}
-	case Ours:
-		sp = j.Split
-		// A zero ε1 or ε2 skips that part (no data release, or no private steps); neither releases
-		// anything without noise. Negative or NaN budgets are errors.
-		if err := param.First(check.In("Split.Eps1", sp.Eps1, param.NonNegative), check.In("Split.Eps2", sp.Eps2, param.NonNegative)); err != nil {
-			return tc, sp, err
+		tc.P = 1
+		if j.Split == (Split{}) {
+			tc.Epsilon, tc.Delta = j.Epsilon, delta
+		} else {
+			tc.Epsilon, tc.Delta = Certificate(sp, pT)
 		}
-		sp.Delta1 *= delta
-		sp.Delta2 *= delta
-		tc.P, tc.Epsilon, tc.Delta = j.P, sp.Eps2, sp.Delta2
+		if j.Noise == NoisePaper {
+			tc.NoiseMultiplier = BaselineS
+		}
+	case Ours:
+		// A zero ε1 or ε2 skips that part (no data release, or no private steps); neither releases
+		// anything without noise.
+		tc.P, tc.Epsilon, tc.Delta, tc.Fallback = j.P, sp.Eps2, sp.Delta2, j.Fallback && sp.Eps1 > 0
 		if sp.Eps2 == 0 {
-			tc.P = 0
+			tc.P, tc.Fallback = 0, false
+		}
+		if j.Noise == NoisePaper && (tc.P > 0 || tc.Fallback) {
+			tc.NoiseMultiplier = PaperS(j.Env, j.Algorithm, j.Epsilon)
 		}
 	default:
-		return tc, sp, check.Errorf("Method", float64(j.Method), "one of Ours (0), ExpertDPSGD (1), NonPrivate (2)")
+		return tc, sp, 0, check.Errorf("Method", float64(j.Method), "one of Ours (0), ExpertDPSGD (1), NonPrivate (2), Untrained (3)")
 	}
-	return tc, sp, nil
+	return tc, sp, pT, nil
 }
 
-// RunJobs runs the jobs in parallel, deterministically per seed (job i gets the stream (Seed, i)). A job of
-// Ours with p = 0 whose release is empty has nothing to train on: Selective DP-SGD then returns its
-// initial network, which is evaluated like a trained one (Note says so).
+// stream is the random stream of the runs of setting set and seed: the same in every list of jobs, so that
+// a setting two figures share gives the same numbers in both.
+func stream(set Setting, seed int) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%+v/%d", set, seed)
+	return h.Sum64()
+}
+
+// RunJobs runs the jobs in parallel, deterministically: job j draws from the stream (cfg.Seed,
+// stream(j.Setting(), j.Seed)), whatever list it is in. A job of Ours whose release is empty and that has
+// no DP-SGD budget to fall back on (p = 0, ε2 = 0) has nothing to train on: Selective DP-SGD then returns
+// its initial network, which is evaluated like a trained one (Note says so).
 func RunJobs(setups map[string]*Setup, jobs []Job, cfg ExperimentConfig) ([]Outcome, error) {
-	return runJobs(setups, jobs, nil, cfg)
-}
-
-// runJobs is RunJobs with job i drawing from the stream (Seed, streams[i]) (nil streams: (Seed, i)), so a
-// subset of a job list runs each job exactly as the whole list would; an error's TrialError names the job
-// by streams[i], its index in the whole list.
-func runJobs(setups map[string]*Setup, jobs []Job, streams []int, cfg ExperimentConfig) ([]Outcome, error) {
 	if cfg.Batch == 0 {
 		cfg.Batch = 128
 	}
-	if streams != nil && len(streams) != len(jobs) {
-		return nil, check.Errorf("len(streams)", float64(len(streams)), "%d (one per job)", len(jobs))
-	}
-	out, err := experiment.Trials(len(jobs), cfg.Workers, cfg.Seed, cfg.Progress, func(i int, src rand.Source) (Outcome, error) {
-		if streams != nil {
-			src = rand.NewPCG(cfg.Seed, uint64(streams[i]))
-		}
+	return experiment.Trials(len(jobs), cfg.Workers, cfg.Seed, cfg.Progress, func(i int, _ rand.Source) (Outcome, error) {
 		j := jobs[i]
 		s, ok := setups[j.Env]
 		if !ok {
-			return Outcome{}, fmt.Errorf("expertdp: no setup for environment %q", j.Env)
+			return Outcome{}, fmt.Errorf("sharma: no setup for environment %q", j.Env)
 		}
+		rng := rand.New(rand.NewPCG(cfg.Seed, stream(j.Setting(), j.Seed)))
 		data, experts := s.Data, s.Experts
 		if j.Experts > 0 && j.Experts < experts.Len() {
 			var err error
@@ -302,45 +235,48 @@ func runJobs(setups map[string]*Setup, jobs []Job, streams []int, cfg Experiment
 			}
 		}
 		m := experts.Len()
-		rng := rand.New(src)
 		learner := cfg.Learner
 		learner.Algorithm = j.Algorithm
-		tc, sp, err := trainConfig(j, m, cfg.Batch, cfg.Steps)
+		tc, sp, pT, err := trainConfig(j, s, m, cfg.Batch, cfg.Steps)
 		if err != nil {
 			return Outcome{}, err
 		}
 		tc.Learner, tc.Seed = learner, rng.Uint64()
-		out := Outcome{Job: j}
+		out := Outcome{Job: j, PT: pT}
+		switch j.Method {
+		case NonPrivate:
+			out.CertEps = math.Inf(1)
+		case ExpertDPSGD:
+			out.CertEps, out.CertDelta = tc.Epsilon, tc.Delta
+		case Ours:
+			out.CertEps, out.CertDelta = Certificate(sp, pT)
+		}
+		if j.Method == Untrained {
+			return out, out.evaluateInitial(s, learner, tc.Seed)
+		}
 		var rel *expertdp.Release
 		if j.Method == Ours && sp.Eps1 > 0 {
-			if s.PerExpert < 1 {
-				return Outcome{}, check.AtLeast("Setup.PerExpert", s.PerExpert, 1)
-			}
 			rel, err = expertdp.DataRelease(data, experts, expertdp.ReleaseParams{Epsilon: sp.Eps1, Delta: sp.Delta1, PMin: s.PMin, T: sp.T,
 				L: s.Domain.DemoLen, Src: rand.NewPCG(rng.Uint64(), rng.Uint64())})
 			if err != nil {
 				return Outcome{}, err
 			}
 			out.Stable = rel.StableTransitions()
-			if out.FixedLogDelta, err = expertdp.FixedLogDelta(m*s.PerExpert, s.PerExpert, sp.T); err != nil {
-				return Outcome{}, err
-			}
-		}
-		if j.Method == Ours && tc.P == 0 && out.Stable == 0 {
-			out.Note = "D_stable empty: initial network"
-			if out.Return, err = initialReturn(s.Domain, learner, tc.Seed); err != nil {
-				return Outcome{}, err
-			}
-			out.Normalized = s.Normalize(out.Return)
-			return out, nil
 		}
 		res, err := expertdp.Train(data, rel, s.Domain, tc)
+		if errors.Is(err, expertdp.ErrNoStableData) {
+			out.Note = "D_stable empty, no DP-SGD budget: initial network"
+			return out, out.evaluateInitial(s, learner, tc.Seed)
+		}
 		if err != nil {
 			return Outcome{}, err
 		}
 		out.Steps, out.Private, out.S, out.Eps2, out.Return = res.Steps, res.PrivateSteps, res.NoiseMultiplier, res.Epsilon, res.Return
-		out.Eps2Exact = res.Epsilon
-		if tc.Accounting != expertdp.AccountingMixed && tc.P > 0 && tc.P < 1 {
+		out.FellBack, out.Diverged, out.Eps2Exact = res.FellBack, res.Diverged, res.Epsilon
+		if res.FellBack {
+			out.Note = "D_stable empty: fell back to expert-level DP-SGD"
+		}
+		if tc.Accounting != expertdp.AccountingMixed && tc.P > 0 && tc.P < 1 && !res.FellBack {
 			exact := tc
 			exact.Accounting, exact.NoiseMultiplier = expertdp.AccountingMixed, res.NoiseMultiplier
 			if out.Eps2Exact, err = exact.SpentEpsilon(m, res.Steps); err != nil {
@@ -350,31 +286,29 @@ func runJobs(setups map[string]*Setup, jobs []Job, streams []int, cfg Experiment
 		out.Normalized = s.Normalize(res.Return)
 		return out, nil
 	})
-	var te *experiment.TrialError
-	if streams != nil && errors.As(err, &te) {
-		te.Trial = streams[te.Trial] // the job's index in the whole list: the stream it drew from
-	}
-	return out, err
 }
 
-// initialReturn evaluates the learner's initial network (what Selective DP-SGD returns with no step to
-// take) as expertdp.Train evaluates a trained one: 10 greedy episodes on the default environment.
-func initialReturn(d *expertdp.Domain, cfg expertdp.LearnerConfig, seed uint64) (float64, error) {
-	l, err := expertdp.NewLearner(d, cfg, 1, seed)
+// evaluateInitial sets o's return to that of the learner's initial network (what Selective DP-SGD returns
+// with no step to take), evaluated as expertdp.Train evaluates a trained one: 10 greedy episodes on the
+// default environment.
+func (o *Outcome) evaluateInitial(s *Setup, cfg expertdp.LearnerConfig, seed uint64) error {
+	l, err := expertdp.NewLearner(s.Domain, cfg, 1, seed)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	const episodes = 10
 	rng := rand.New(rand.NewPCG(seed, 3))
-	out := make([]float64, 2*d.NumActions)
-	env := d.Env(d.Default, d.EvalLen)
+	out := make([]float64, 2*s.Domain.NumActions)
+	env := s.Domain.Env(s.Domain.Default, s.Domain.EvalLen)
 	total := 0.0
 	for range episodes {
 		r, err := expertdp.EpisodeReturn(env, rand.NewPCG(rng.Uint64(), rng.Uint64()), func(obs []float64) int { return l.Act(obs, out) })
 		if err != nil {
-			return 0, err
+			return err
 		}
 		total += r
 	}
-	return total / episodes, nil
+	o.Return = total / episodes
+	o.Normalized = s.Normalize(o.Return)
+	return nil
 }

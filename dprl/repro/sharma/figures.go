@@ -3,510 +3,535 @@ package sharma
 import (
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 	"strings"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"gonum.org/v1/plot"
 
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/expertdp"
+	"github.com/dprl-project/dprl/dprl/figure"
 	"github.com/dprl-project/dprl/dprl/report"
-	"github.com/dprl-project/dprl/dprl/repro"
-	"github.com/dprl-project/dprl/mechanisms"
 )
 
-// finiteCount is how many entries of x are finite.
-func finiteCount(x []float64) int {
-	n := 0
-	for _, v := range x {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			n++
-		}
-	}
-	return n
+// runSet is a runs table read back (Outcomes), indexed by setting.
+type runSet struct {
+	all []Outcome
+	by  map[Setting][]Outcome
 }
 
-// diffClaim decides c from the Welch 95% interval of mean(a) − mean(b), the claimed side being above 0; the
-// seed count is the smaller sample's.
-func diffClaim(c repro.Claim, a, b []float64) repro.Claim {
-	d, lo, hi := experiment.DiffCI(a, b, 0.95)
-	return repro.Tested(c, d, lo, hi, min(finiteCount(a), finiteCount(b)), "%+.2f", 0, true)
-}
-
-// ContrastCI is the contrast Σ coef[k]·mean(groups[k]) of independent samples with its Welch–Satterthwaite
-// interval at level conf (NaN entries skipped; a NaN interval when a group has fewer than two values), and
-// the smallest group size.
-func ContrastCI(groups [][]float64, coef []float64, conf float64) (est, lo, hi float64, n int) {
-	var v, dfDen float64
-	n = math.MaxInt
-	for k, g := range groups {
-		m, _, _ := experiment.MeanCI(g, conf)
-		c := finiteCount(g)
-		n = min(n, c)
-		est += coef[k] * m
-		if c < 2 {
-			v = math.NaN()
-			continue
-		}
-		var ss float64
-		for _, x := range g {
-			if !math.IsNaN(x) && !math.IsInf(x, 0) {
-				ss += (x - m) * (x - m)
-			}
-		}
-		vk := coef[k] * coef[k] * ss / float64(c-1) / float64(c)
-		v += vk
-		dfDen += vk * vk / float64(c-1)
+// readRuns reads a runs table.
+func readRuns(t *experiment.Table) (*runSet, error) {
+	all, err := Outcomes(t)
+	if err != nil {
+		return nil, err
 	}
-	if math.IsNaN(v) || !(conf > 0 && conf < 1) {
-		return est, math.NaN(), math.NaN(), n
-	}
-	if v == 0 {
-		return est, est, est, n
-	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: v * v / dfDen}.Quantile(1 - (1-conf)/2)
-	return est, est - t*math.Sqrt(v), est + t*math.Sqrt(v), n
-}
-
-// seedsCaption lists the seeds behind every point of a figure.
-func seedsCaption(all []Outcome, settings []Setting) string {
-	lo, hi := math.MaxInt, 0
-	for _, set := range settings {
-		n := finiteCount(seedValues(all, set))
-		lo, hi = min(lo, n), max(hi, n)
-	}
-	if lo == hi {
-		return fmt.Sprintf("seeds 0–%d (%d per point)", hi-1, hi)
-	}
-	return fmt.Sprintf("%d to %d seeds per point", lo, hi)
-}
-
-// ptOf is p_T, the fixed-log δ term of a setting's release (0 without one), from its runs.
-func ptOf(all []Outcome, set Setting) float64 {
+	r := &runSet{all: all, by: map[Setting][]Outcome{}}
 	for _, o := range all {
-		if o.Setting() == set {
-			return o.FixedLogDelta
-		}
+		s := o.Setting()
+		r.by[s] = append(r.by[s], o)
 	}
-	return 0
+	return r, nil
 }
 
-// Fig3 shows Fig. 3 from the saved outcomes (the merged sweep's when Experiments read one, said so): for
-// each environment trained and each learner, the fraction of the non-private return against ε (ours and
-// expert-level DP-SGD at the same ε under the exact accounting, 95% confidence bands, the non-private
-// learner and the uniform policy), then the summary table. It records one claim per environment, learner
-// and ε ∈ {7.5, 10}, decided by the Welch 95% interval of ours − DP-SGD in mean normalised return against 0.
-func Fig3(out report.Sink) error {
-	all, err := figureRuns(out, "fig3")
+// values is the normalised return of every seed of a setting, indexed by seed (NaN for a missing seed).
+func (r *runSet) values(set Setting) []float64 {
+	var v []float64
+	for _, o := range r.by[set] {
+		for len(v) <= o.Seed {
+			v = append(v, math.NaN())
+		}
+		v[o.Seed] = o.Normalized
+	}
+	return v
+}
+
+// stable is the |D_stable| of every seed of a setting, indexed by seed.
+func (r *runSet) stable(set Setting) []float64 {
+	var v []float64
+	for _, o := range r.by[set] {
+		for len(v) <= o.Seed {
+			v = append(v, math.NaN())
+		}
+		v[o.Seed] = float64(o.Stable)
+	}
+	return v
+}
+
+// noise is the noise regime of the runs tagged tag (the primary ones; NoiseCalibrated if none is private).
+func (r *runSet) noise(tag string) Noise {
+	for _, o := range r.all {
+		if o.Tag == tag && (o.Method == ExpertDPSGD || o.Method == Ours && o.Split.Eps2 > 0) {
+			return o.Noise
+		}
+	}
+	return NoiseCalibrated
+}
+
+// npMean is the mean normalised return of the non-private runs of env and alg on m experts (0: all), or
+// on all experts if there are none at m.
+func (r *runSet) npMean(env string, alg expertdp.Algorithm, m int) float64 {
+	v, _, _ := experiment.MeanCI(r.values(npSetting(env, alg, m)), 0.95)
+	if math.IsNaN(v) && m != 0 {
+		v, _, _ = experiment.MeanCI(r.values(npSetting(env, alg, 0)), 0.95)
+	}
+	return v
+}
+
+// fraction is a run's normalised return as a fraction of the non-private learner's (mean over the seeds of
+// the same environment, learner and m): the paper's y-axis.
+func (r *runSet) fraction(o Outcome) float64 {
+	return o.Normalized / r.npMean(o.Env, o.Algorithm, o.Setting().Experts)
+}
+
+// envs are the environments with runs of set(env), in the figures' order.
+func (r *runSet) envs(set func(env string) Setting) []string {
+	var out []string
+	for _, env := range []string{"cartpole", "acrobot", "lunarlander", "hiv"} {
+		if len(r.by[set(env)]) > 0 {
+			out = append(out, env)
+		}
+	}
+	return out
+}
+
+func npSetting(env string, alg expertdp.Algorithm, m int) Setting {
+	return Job{Env: env, Algorithm: alg, Method: NonPrivate, Experts: m}.Setting()
+}
+
+func untrainedSetting(env string, alg expertdp.Algorithm) Setting {
+	return Job{Env: env, Algorithm: alg, Method: Untrained}.Setting()
+}
+
+// withNoise is j's setting in regime n on m experts.
+func withNoise(j Job, n Noise, m int) Setting {
+	j.Noise, j.Experts = n, m
+	return j.Setting()
+}
+
+// fig3Sets are Fig. 3's ours and baseline settings on env with alg at ε in regime n.
+func fig3Sets(env string, alg expertdp.Algorithm, eps float64, n Noise) (ours, base Setting) {
+	o := OursJob(env, alg, eps)
+	return withNoise(o, n, 0), withNoise(BaselineJob(env, alg, eps, o.Split), n, 0)
+}
+
+// fig4Sets are Fig. 4's settings at m in regime n: ours with the fallback, ours on D_stable alone (the
+// paper's Acrobot split) and the baseline at their certificate.
+func fig4Sets(m int, n Noise) (fallback, stableOnly, base Setting) {
+	f := FallbackJob("acrobot", expertdp.CQL, 10)
+	return withNoise(f, n, m), withNoise(StableOnlyJob("acrobot", expertdp.CQL, 10), n, m), withNoise(BaselineJob("acrobot", expertdp.CQL, 10, f.Split), n, m)
+}
+
+// curve is a figure series over xs: trial t at xs[i] is seed t's normalised return of setting set(xs[i])
+// divided by scale(xs[i]).
+func (r *runSet) curve(name string, xs []float64, set func(x float64) Setting, scale func(x float64) float64) figure.Series {
+	y := [][]float64{}
+	for i, x := range xs {
+		for t, v := range r.values(set(x)) {
+			for len(y) <= t {
+				row := make([]float64, len(xs))
+				for k := range row {
+					row[k] = math.NaN()
+				}
+				y = append(y, row)
+			}
+			y[t][i] = v / scale(x)
+		}
+	}
+	if len(y) == 0 {
+		row := make([]float64, len(xs))
+		for k := range row {
+			row[k] = math.NaN()
+		}
+		y = [][]float64{row}
+	}
+	return figure.Series{Name: name, X: xs, Y: y}
+}
+
+// flat is a reference line at y over xs (no band).
+func flat(name string, xs []float64, y float64) figure.Series {
+	row := make([]float64, len(xs))
+	for i := range row {
+		row[i] = y
+	}
+	return figure.Series{Name: name, X: xs, Y: [][]float64{row}}
+}
+
+// epsilons are the ε of the runs tagged fig3 in the table, ascending.
+func (r *runSet) epsilons() []float64 {
+	var xs []float64
+	for _, o := range r.all {
+		if o.Tag == "fig3" && o.Method == Ours && !slices.Contains(xs, o.Epsilon) {
+			xs = append(xs, o.Epsilon)
+		}
+	}
+	slices.Sort(xs)
+	return xs
+}
+
+// ms are the expert counts of the runs tagged fig4, ascending (0 read as NumExperts).
+func (r *runSet) ms() []int {
+	var ms []int
+	for _, o := range r.all {
+		m := o.Experts
+		if m == 0 {
+			m = NumExperts
+		}
+		if o.Tag == "fig4" && o.Method == Ours && !slices.Contains(ms, m) {
+			ms = append(ms, m)
+		}
+	}
+	slices.Sort(ms)
+	return ms
+}
+
+// Fig3Plot is Fig. 3 for one environment and learner from Fig3Data's table: the fraction of the non-private
+// return against ε, ours and expert-level DP-SGD at ours' certified (ε, δ), mean with a 95% confidence band
+// over seeds, beside the non-private learner (1, its own band), the untrained network and the uniform
+// policy (0).
+func Fig3Plot(t *experiment.Table, env string, alg expertdp.Algorithm) (*plot.Plot, error) {
+	r, err := readRuns(t)
+	if err != nil {
+		return nil, err
+	}
+	return r.fig3Plot(env, alg)
+}
+
+func (r *runSet) fig3Plot(env string, alg expertdp.Algorithm) (*plot.Plot, error) {
+	xs, n := r.epsilons(), r.noise("fig3")
+	np := r.npMean(env, alg, 0)
+	scale := func(float64) float64 { return np }
+	return figure.Curves(figure.Options{Title: fmt.Sprintf("Fig. 3, %s %v: return vs ε (fraction of non-private)", envNames[env], alg),
+		XLabel: "ε (δ = 1/m; the baseline at ours' certified (ε, δ))", YLabel: "normalised return / non-private", Band: figure.BandCI95, LegendBottom: true},
+		r.curve("ours", xs, func(e float64) Setting { o, _ := fig3Sets(env, alg, e, n); return o }, scale),
+		r.curve("expert-level DP-SGD", xs, func(e float64) Setting { _, b := fig3Sets(env, alg, e, n); return b }, scale),
+		r.curve("non-private", xs, func(float64) Setting { return npSetting(env, alg, 0) }, scale),
+		r.curve("untrained network", xs, func(float64) Setting { return untrainedSetting(env, alg) }, scale),
+		flat("uniform policy", xs, 0))
+}
+
+// Fig3Figure shows Fig. 3 from Fig3Data's table: a panel per environment and learner (Fig3Plot), the seeds
+// and diverged runs of every point, and the summary table.
+func Fig3Figure(out report.Sink, t *experiment.Table) error {
+	r, err := readRuns(t)
 	if err != nil {
 		return err
 	}
-	var envs []string
-	for _, env := range []string{"cartpole", "acrobot", "lunarlander", "hiv"} {
-		if len(seedValues(all, nonPrivate(env, expertdp.CQL, 0))) > 0 {
-			envs = append(envs, env)
-		}
-	}
-	settings := Settings(Fig3Jobs(envs, Epsilons, 1))
-	for _, env := range envs {
-		for _, alg := range []expertdp.Algorithm{expertdp.CQL, expertdp.BCQ} {
-			p, err := Fig3Plot(all, env, alg)
+	xs, n := r.epsilons(), r.noise("fig3")
+	var sets []Setting
+	for _, env := range r.envs(func(env string) Setting { return npSetting(env, expertdp.CQL, 0) }) {
+		for _, alg := range learners {
+			p, err := r.fig3Plot(env, alg)
 			if err != nil {
 				return err
 			}
 			if err := out.Figure(p); err != nil {
 				return err
 			}
-		}
-	}
-	var same []string // environments where ours at ε = 5 is expert-level DP-SGD
-	for _, env := range envs {
-		if oursSetting(env, expertdp.CQL, 5) == dpsgdSetting(env, expertdp.CQL, 5, 0) {
-			same = append(same, envNames[env])
-		}
-	}
-	sameText := ""
-	if len(same) > 0 {
-		sameText = fmt.Sprintf(" On %s at ε = 5 the paper's split gives ε1 = 0 and p = 1: ours *is* expert-level DP-SGD there, and both curves "+
-			"show the same runs.", joinAnd(same))
-	}
-	out.Markdown(fmt.Sprintf("Mean over %s with 95%% t-interval bands; ours and expert-level DP-SGD spend the same ε at each point (exact accounting; "+
-		"the privacy table above).%s The uniform policy is 0 and the non-private learner 1 (its band: the spread of its own seeds).", seedsCaption(all, settings), sameText))
-	out.Table(SummaryHeader, Summary(all, settings))
-
-	var claims []repro.Claim
-	for _, env := range envs {
-		for _, alg := range []expertdp.Algorithm{expertdp.CQL, expertdp.BCQ} {
-			for _, eps := range []float64{7.5, 10} {
-				ours := oursSetting(env, alg, eps)
-				c := repro.Claim{Key: fmt.Sprintf("fig3-%s%v-%g", env, alg, eps), Claim: fmt.Sprintf("Fig. 3, %s %v, ε = %g: ours above expert-level DP-SGD", env, alg, eps),
-					Paper: "ours above DP-SGD",
-					Why: fmt.Sprintf("test stated before the run: Welch 95%% interval of mean normalised return, ours − DP-SGD, above 0; both at ε = %g "+
-						"(exact accounting); ours' release on the fixed log adds p_T = %.2g to δ (DP-SGD: none)", eps, ptOf(all, ours))}
-				claims = append(claims, diffClaim(c, seedValues(all, ours), seedValues(all, dpsgdSetting(env, alg, eps, 0))))
+			sets = append(sets, untrainedSetting(env, alg), npSetting(env, alg, 0))
+			for _, e := range xs {
+				o, b := fig3Sets(env, alg, e, n)
+				sets = append(sets, o, b)
 			}
 		}
 	}
-	repro.Record(out, claims...)
+	same := ""
+	if o, b := fig3Sets("cartpole", expertdp.CQL, 5, n); o == b && len(r.by[o]) > 0 {
+		same = " On CartPole at ε = 5 the paper's split gives ε1 = 0 and p = 1: ours *is* expert-level DP-SGD there, and both curves show the same runs."
+	}
+	out.Markdown(fmt.Sprintf("Mean with 95%% t-interval bands. Each point's baseline runs at the (ε, δ) ours certifies there (its release on the fixed log adds "+
+		"p_T to δ), so the two methods compared are equally private.%s The uniform policy is 0 and the non-private learner 1 (its band: the spread of its own "+
+		"seeds). %s", same, r.pointsCaption(sets)))
+	out.Table(SummaryHeader, r.summary(sets))
 	return nil
 }
 
 // envNames are the environments as the text names them.
 var envNames = map[string]string{"cartpole": "CartPole", "acrobot": "Acrobot", "lunarlander": "LunarLander", "hiv": "HIV"}
 
-// joinAnd joins names as a sentence does: "A", "A and B", "A, B and C".
-func joinAnd(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
+// Fig4Plot is Fig. 4 from Fig4Data's table: Acrobot, ε = 10, CQL, the fraction of the non-private return
+// (at the same m) against m, ours with the fallback, ours on D_stable alone (the paper's Acrobot split) and
+// expert-level DP-SGD at their certificate, with 95% confidence bands, beside the non-private learner, the
+// untrained network and the uniform policy.
+func Fig4Plot(t *experiment.Table) (*plot.Plot, error) {
+	r, err := readRuns(t)
+	if err != nil {
+		return nil, err
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return r.fig4Plot()
 }
 
-// Fig4 shows Fig. 4 from the saved outcomes (the merged sweep's when Experiments read one, said so;
-// Acrobot, ε = 10, CQL: the fraction of the non-private return against m), the gain of ours over
-// expert-level DP-SGD against m with Welch intervals, and the summary table, and records whether the gain
-// grows from m = 1000 to 3000: the Welch 95% interval of the contrast (ours − DP-SGD at 3000) − (ours −
-// DP-SGD at 1000) against 0.
-func Fig4(out report.Sink) error {
-	all, err := figureRuns(out, "fig4")
+func (r *runSet) fig4Plot() (*plot.Plot, error) {
+	ms, n := r.ms(), r.noise("fig4")
+	xs := make([]float64, len(ms))
+	for i, m := range ms {
+		xs[i] = float64(m)
+	}
+	scale := func(x float64) float64 { return r.npMean("acrobot", expertdp.CQL, mOf(x)) }
+	return figure.Curves(figure.Options{Title: "Fig. 4: Acrobot, ε = 10, CQL", XLabel: "number of experts m (δ = 1/m)",
+		YLabel: "normalised return / non-private", Band: figure.BandCI95, LegendBottom: true},
+		r.curve("ours (3/4 split, p = 0, fallback)", xs, func(x float64) Setting { f, _, _ := fig4Sets(mOf(x), n); return f }, scale),
+		r.curve("ours (D_stable alone, ε1 = ε)", xs, func(x float64) Setting { _, s, _ := fig4Sets(mOf(x), n); return s }, scale),
+		r.curve("expert-level DP-SGD", xs, func(x float64) Setting { _, _, b := fig4Sets(mOf(x), n); return b }, scale),
+		r.curve("non-private", xs, func(x float64) Setting { return npSetting("acrobot", expertdp.CQL, mOf(x)) }, scale),
+		r.curve("untrained network", xs, func(float64) Setting { return untrainedSetting("acrobot", expertdp.CQL) }, scale),
+		flat("uniform policy", xs, 0))
+}
+
+// mOf is the m of an x coordinate, NumExperts written 0 as in a Setting.
+func mOf(x float64) int {
+	if m := int(x); m != NumExperts {
+		return m
+	}
+	return 0
+}
+
+// gainAt is the gain of ours (the setting of fig4Sets that pick chooses) over expert-level DP-SGD at m:
+// the difference of mean normalised returns with its Welch 95% interval, and the two samples.
+func (r *runSet) gainAt(m int, pick func(fallback, stableOnly Setting) Setting) (d, lo, hi float64, ours, base []float64) {
+	f, s, b := fig4Sets(mOf(float64(m)), r.noise("fig4"))
+	ours, base = r.values(pick(f, s)), r.values(b)
+	d, lo, hi = experiment.DiffCI(ours, base, 0.95)
+	return d, lo, hi, ours, base
+}
+
+func pickFallback(f, _ Setting) Setting   { return f }
+func pickStableOnly(_, s Setting) Setting { return s }
+
+// Fig4Figure shows Fig. 4 from Fig4Data's table (Fig4Plot), the gain of ours over expert-level DP-SGD
+// against m with Welch intervals, the seeds and diverged runs of every point, and the summary table.
+func Fig4Figure(out report.Sink, t *experiment.Table) error {
+	r, err := readRuns(t)
 	if err != nil {
 		return err
 	}
-	p, err := Fig4Plot(all)
+	p, err := r.fig4Plot()
 	if err != nil {
 		return err
 	}
 	if err := out.Figure(p); err != nil {
 		return err
 	}
-	settings := Settings(Fig4Jobs(Fig4M, 1))
-	if p, err = GainPlot(all); err != nil {
-		return err
+	ms, n := r.ms(), r.noise("fig4")
+	xs := make([]float64, len(ms))
+	for i, m := range ms {
+		xs[i] = float64(m)
 	}
-	if err := out.Figure(p); err != nil {
-		return err
-	}
+	var series []figure.Series
 	var gains []string
-	for _, m := range Fig4M {
-		d, lo, hi, _, _ := gainAt(all, m)
-		gains = append(gains, fmt.Sprintf("m = %d: %+.2f [%+.2f, %+.2f]", m, d, lo, hi))
+	sets := []Setting{untrainedSetting("acrobot", expertdp.CQL)}
+	for k, pick := range []func(f, s Setting) Setting{pickFallback, pickStableOnly} {
+		g := figure.Series{Name: []string{"ours with the fallback − DP-SGD", "ours on D_stable alone − DP-SGD"}[k], X: xs, Y: [][]float64{make([]float64, len(xs))},
+			Lo: make([]float64, len(xs)), Hi: make([]float64, len(xs))}
+		for i, m := range ms {
+			g.Y[0][i], g.Lo[i], g.Hi[i], _, _ = r.gainAt(m, pick)
+			if k == 0 {
+				gains = append(gains, fmt.Sprintf("m = %d: %+.2f [%+.2f, %+.2f]", m, g.Y[0][i], g.Lo[i], g.Hi[i]))
+			}
+		}
+		series = append(series, g)
 	}
-	pt := 0.0
-	for _, m := range Fig4M {
-		pt = max(pt, ptOf(all, fig4Setting(m)))
+	for _, m := range ms {
+		f, s, b := fig4Sets(mOf(float64(m)), n)
+		sets = append(sets, npSetting("acrobot", expertdp.CQL, mOf(float64(m))), f, s, b)
 	}
-	out.Markdown(fmt.Sprintf("Mean over %s with 95%% t-interval bands (above) and the gain, ours − DP-SGD in normalised return, with its Welch 95%% interval "+
-		"(below): %s. Ours is DataRelease alone here (the paper's Acrobot split: ε1 = 10, p = 0); where D_stable is empty it has nothing to train on "+
-		"and returns its initial network, which is what is evaluated (the note column). Its release on the fixed log adds up to p_T = %.2g to δ "+
-		"(at m = 1000; δ = 1/m).", seedsCaption(all, settings), strings.Join(gains, "; "), pt))
-	rows := Summary(all, settings)
-	out.Table(SummaryHeader, rows)
-
-	_, _, _, o1, d1 := gainAt(all, Fig4M[0])
-	_, _, _, o3, d3 := gainAt(all, Fig4M[len(Fig4M)-1])
-	est, lo, hi, n := ContrastCI([][]float64{o3, d3, o1, d1}, []float64{1, -1, -1, 1}, 0.95)
-	c := repro.Claim{Key: "fig4", Claim: "Fig. 4: the gain of ours over DP-SGD grows from m = 1000 to 3000 (Acrobot, ε = 10, CQL)",
-		Paper: "gain grows with m", Why: "test stated before the run: Welch 95% interval of (ours − DP-SGD at m = 3000) − (ours − DP-SGD at m = 1000), " +
-			"mean normalised returns, above 0; ours and DP-SGD at ε = 10 for each m (δ = 1/m)"}
-	repro.Record(out, repro.Tested(c, est, lo, hi, n, "%+.2f", 0, true))
+	p, err = figure.Curves(figure.Options{Title: "Gain over expert-level DP-SGD against m (Acrobot, ε = 10, CQL; 95% Welch intervals)",
+		XLabel: "number of experts m", YLabel: "difference of normalised returns", LegendBottom: true}, append(series, flat("no gain", xs, 0))...)
+	if err != nil {
+		return err
+	}
+	if err := out.Figure(p); err != nil {
+		return err
+	}
+	out.Markdown(fmt.Sprintf("Mean with 95%% t-interval bands (above) and the gain over the baseline with its Welch 95%% interval (below); ours with the "+
+		"fallback: %s. Where D_stable is empty, ours with the fallback trains expert-level DP-SGD on its ε2 = 2.5 (the note column counts the runs), "+
+		"and ours on D_stable alone, which has no DP-SGD budget, returns its initial network. Both splits certify the same (ε, δ), at which the baseline "+
+		"runs. %s", strings.Join(gains, "; "), r.pointsCaption(sets)))
+	out.Table(SummaryHeader, r.summary(sets))
 	return nil
 }
 
-// table2P is Table 2's CartPole ε = 10 row: the fraction of the non-private return at p = 0 / Table 1's p
-// / p = 1, per learner.
-var table2P = map[expertdp.Algorithm]string{expertdp.CQL: "0.67 / 1.03 / 0.92", expertdp.BCQ: "0.31 / 0.99 / 0.67"}
-
-// table2Low is Table 2's low-ε rows (BCQ): the 3/4 split against pure DP-SGD, as the paper reports them.
-var table2Low = []struct {
-	env   string
-	eps   float64
-	paper string
-}{{"acrobot", 2.5, "0.74 vs 0.95"}, {"cartpole", 2.5, "0.28 vs 0.58"}, {"cartpole", 5, "0.56 vs 0.60"}}
-
-// table2Setting is Table 2's ours on CartPole at ε = 10 with mixing probability p.
-func table2Setting(alg expertdp.Algorithm, p float64) Setting {
-	return Job{Env: "cartpole", Algorithm: alg, Method: Ours, Epsilon: 10, Split: PaperSplit("cartpole", 10, 1, false), P: p}.Setting()
+// table2Sets are Table 2's settings in regime n: CartPole at ε = 10 with p ∈ table2Ps per learner, and the
+// low-ε rows' split and baseline.
+func table2Sets(n Noise) (pSets, lowSets []Setting) {
+	for _, alg := range learners {
+		pSets = append(pSets, untrainedSetting("cartpole", alg), npSetting("cartpole", alg, 0))
+		for _, p := range table2Ps(alg) {
+			pSets = append(pSets, withNoise(table2Job(alg, p), n, 0))
+		}
+	}
+	for _, c := range lowCases {
+		l := lowJob(c.env, c.eps)
+		lowSets = append(lowSets, withNoise(l, n, 0), withNoise(BaselineJob(c.env, expertdp.BCQ, c.eps, l.Split), n, 0))
+	}
+	lowSets = append(lowSets, untrainedSetting("acrobot", expertdp.BCQ), npSetting("acrobot", expertdp.BCQ, 0))
+	return pSets, lowSets
 }
 
-// lowSetting is Table 2's low-ε ours: the 3/4 split (T of env), p = 0.5, BCQ.
-func lowSetting(env string, eps float64) Setting {
-	low := PaperSplit("cartpole", eps, 1, true)
-	low.T = PaperSplit(env, eps, 1, true).T
-	return Job{Env: env, Algorithm: expertdp.BCQ, Method: Ours, Epsilon: eps, Split: low, P: 0.5}.Setting()
-}
-
-// Table2 shows Table 2's ablations from the saved outcomes (the mixing probability p on CartPole at
-// ε = 10; the low-ε allocation) with 95% intervals, and records, each decided by the Welch 95% interval of
-// a difference of mean normalised returns against 0: Table 1's p above p = 0 and above p = 1 (per
-// learner), and pure DP-SGD above the 3/4 split at each low-ε row.
-func Table2(out report.Sink) error {
-	all, err := LoadOutcomes(tempFile("outcomes.json"))
+// Table2Figure shows Table 2 from Table2Data's table: the mixing probability p on CartPole at ε = 10, and the
+// low-ε allocation, with 95% intervals, the seeds and diverged runs of every row.
+func Table2Figure(out report.Sink, t *experiment.Table) error {
+	r, err := readRuns(t)
 	if err != nil {
 		return err
 	}
-	var pSet, lowSet []Setting
-	for _, alg := range []expertdp.Algorithm{expertdp.CQL, expertdp.BCQ} {
-		for _, p := range []float64{0, PaperP("cartpole", alg, 10), 1} {
-			pSet = append(pSet, table2Setting(alg, p))
-		}
-	}
-	for _, c := range table2Low {
-		lowSet = append(lowSet, lowSetting(c.env, c.eps), dpsgdSetting(c.env, expertdp.BCQ, c.eps, 0))
-	}
-	out.Table(SummaryHeader, Summary(all, pSet))
-	out.Table(SummaryHeader, Summary(all, lowSet))
-	out.Markdown(fmt.Sprintf("Mean [95%% t-interval] over %s. Every row spends at most its ε (exact accounting); p = 0 spends only ε1 (no DP-SGD step), "+
-		"and the split rows carry the fixed-log δ term of their release (privacy table).", seedsCaption(all, append(pSet, lowSet...))))
-	var claims []repro.Claim
-	for _, alg := range []expertdp.Algorithm{expertdp.CQL, expertdp.BCQ} {
-		mid := PaperP("cartpole", alg, 10)
-		for _, p := range []float64{0, 1} {
-			c := repro.Claim{Key: fmt.Sprintf("t2-%v-p%g", alg, p), Claim: fmt.Sprintf("Table 2, CartPole %v ε = 10: p = %g above p = %g", alg, mid, p),
-				Paper: table2P[alg] + " (p = 0 / " + fmt.Sprint(mid) + " / 1)",
-				Why:   fmt.Sprintf("test stated before the run: Welch 95%% interval of mean normalised return, p = %g − p = %g, above 0; same split (ε1 = 7.5, ε2 = 2.5), exact accounting", mid, p)}
-			claims = append(claims, diffClaim(c, seedValues(all, table2Setting(alg, mid)), seedValues(all, table2Setting(alg, p))))
-		}
-	}
-	for _, c := range table2Low {
-		cl := repro.Claim{Key: fmt.Sprintf("t2-low-%s-%g", c.env, c.eps), Claim: fmt.Sprintf("Table 2, %s BCQ ε = %g: pure DP-SGD (ε1 = 0) above the 3/4 split (p = 0.5)", c.env, c.eps),
-			Paper: "split vs ε1 = 0: " + c.paper,
-			Why:   fmt.Sprintf("test stated before the run: Welch 95%% interval of mean normalised return, DP-SGD − split, above 0; both at ε = %g (exact accounting)", c.eps)}
-		claims = append(claims, diffClaim(cl, seedValues(all, dpsgdSetting(c.env, expertdp.BCQ, c.eps, 0)), seedValues(all, lowSetting(c.env, c.eps))))
-	}
-	repro.Record(out, claims...)
+	pSets, lowSets := table2Sets(r.noise("table2"))
+	out.Table(SummaryHeader, r.summary(pSets))
+	out.Table(SummaryHeader, r.summary(lowSets))
+	out.Markdown(fmt.Sprintf("Mean [95%% t-interval]. Every private row of a comparison is held to the same certified (ε, δ): p = 0 spends none of ε2 "+
+		"(a looser certificate, still valid) and the pure DP-SGD rows run at the split's. %s", r.pointsCaption(append(pSets, lowSets...))))
 	return nil
 }
 
-// budgetCases are three of the paper's training settings at its own noise multiplier s (Table 3): ε2, δ2
-// and the sampling rate q = p·b/m at m = 3000, b = 128.
-var budgetCases = []struct {
-	name     string
-	eps2, d2 float64
-	q, s     float64
-}{{"LunarLander CQL", 2.5, 3.3e-5, 0.0171, 40}, {"LunarLander BCQ", 2.5, 3.3e-5, 0.0213, 20}, {"CartPole CQL, ε = 5, pure DP-SGD", 5, 3.3e-4, 0.0853, 20}}
-
-// BudgetLimit caps the step counts of the budget table.
-const BudgetLimit = 3_000_000
-
-// BudgetRow is how many steps one of the paper's settings at its own s (Table 3) may run before spending
-// ε2: by an RDP accountant (improved conversion), by the PLD on this package's grid h = 10⁻³ and on a
-// ten times finer one, with the finer PLD's certified interval of the true ε at its step count.
-type BudgetRow struct {
-	Name                 string
-	Eps2, Delta2, Q, S   float64
-	RDP, PLDCoarse, PLD  int
-	CertLow, CertHigh    float64 // the true ε after PLD steps lies in [CertLow, CertHigh]
-	CoarseLow, CoarseEps float64 // the h = 10⁻³ PLD's interval at RDP's step count
-}
-
-// BudgetRows computes the budget table (a few seconds).
-func BudgetRows() ([]BudgetRow, error) {
-	pld := func(h float64) func() (mechanisms.Accountant, error) {
-		return func() (mechanisms.Accountant, error) {
-			return mechanisms.NewPLDAccountant(mechanisms.PLDParams{Discretization: h})
-		}
-	}
-	rdp := func() (mechanisms.Accountant, error) {
-		return mechanisms.NewRDPAccountant(nil, mechanisms.ConversionImproved)
-	}
-	var rows []BudgetRow
-	for _, c := range budgetCases {
-		ev := mechanisms.PoissonSampled{Q: c.q, Event: mechanisms.GaussianEvent{NoiseMultiplier: c.s}}
-		r := BudgetRow{Name: c.name, Eps2: c.eps2, Delta2: c.d2, Q: c.q, S: c.s}
-		var err error
-		if r.RDP, err = mechanisms.MaxSteps(rdp, ev, c.eps2, c.d2, BudgetLimit); err != nil {
-			return nil, err
-		}
-		if r.PLDCoarse, err = mechanisms.MaxSteps(pld(1e-3), ev, c.eps2, c.d2, BudgetLimit); err != nil {
-			return nil, err
-		}
-		if r.PLD, err = mechanisms.MaxSteps(pld(1e-4), ev, c.eps2, c.d2, BudgetLimit); err != nil {
-			return nil, err
-		}
-		fine, _ := mechanisms.NewPLDAccountant(mechanisms.PLDParams{Discretization: 1e-4})
-		if err := fine.Compose(ev, r.PLD); err != nil {
-			return nil, err
-		}
-		if r.CertHigh, r.CertLow, err = fine.EpsilonBounds(c.d2); err != nil {
-			return nil, err
-		}
-		coarse, _ := mechanisms.NewPLDAccountant(mechanisms.PLDParams{Discretization: 1e-3})
-		if err := coarse.Compose(ev, r.RDP); err != nil {
-			return nil, err
-		}
-		if r.CoarseEps, r.CoarseLow, err = coarse.EpsilonBounds(c.d2); err != nil {
-			return nil, err
-		}
-		rows = append(rows, r)
-	}
-	return rows, nil
-}
-
-// steps formats a step count, "≥ 3·10⁶" at the cap.
-func steps(n int) string {
-	if n >= BudgetLimit {
-		return "≥ 3·10⁶"
-	}
-	return fmt.Sprint(n)
-}
-
-// costSettings are the settings the published-accounting runs repeat under the exact accounting.
-func costSettings(alg expertdp.Algorithm) (exact, published Setting) {
-	j := Job{Env: "cartpole", Algorithm: alg, Method: Ours, Epsilon: 10, Split: PaperSplit("cartpole", 10, 1, false), P: PaperP("cartpole", alg, 10)}
-	exact = j.Setting()
-	j.Accounting = expertdp.AccountingPaper
-	return exact, j.Setting()
-}
-
-// CheckAccounting shows, from the saved privacy rows and outcomes: (1) for every setting of ours that mixes
-// stable and private steps, the noise multiplier of the exact accounting beside the paper's at the same
-// nominal ε2 and what the paper's calibration really spends; (2) what the exact accounting costs in return
-// at equal nominal ε, from the published-accounting runs (CartPole, ε = 10), recorded as two analysis
-// claims (published − exact, Welch 95% interval against 0); (3) how many steps the paper's own noise
-// multipliers (Table 3) allow before spending ε2, by RDP and by the PLD on two grids with its certified
-// interval; (4) the deterministic privacy facts the notebook checks.
-func CheckAccounting(out report.Sink) error {
-	rows, err := loadPrivacy()
-	if err != nil {
-		return err
-	}
-	all, err := LoadOutcomes(tempFile("outcomes.json"))
-	if err != nil {
-		return err
-	}
-	var trows [][]string
-	worst, worstAll := 0.0, 0.0
-	for _, r := range rows {
-		if r.Method != Ours || r.Published() || r.PaperS == 0 {
+// pointsCaption says how many seeds stand behind the points of sets and which runs diverged or fell back.
+func (r *runSet) pointsCaption(sets []Setting) string {
+	lo, hi := math.MaxInt, 0
+	var diverged, fell []string
+	for _, set := range sets {
+		runs := r.by[set]
+		if len(runs) == 0 {
 			continue
 		}
-		worst = max(worst, r.PaperEps2Exact/r.Split.Eps2)
-		worstAll = max(worstAll, r.Split.Eps1+r.PaperEps2Exact)
-		trows = append(trows, []string{r.Env, fmt.Sprint(r.Epsilon), fmt.Sprint(r.P), fmt.Sprintf("%.3g", r.Split.Eps2), fmt.Sprintf("%.4g", r.S), fmt.Sprintf("%.4g", r.PaperS),
-			fmt.Sprintf("%.2f", r.S/r.PaperS), fmt.Sprintf("%.3f", r.PaperEps2Exact), fmt.Sprintf("%.3f", r.Split.Eps1+r.PaperEps2Exact)})
-	}
-	out.Table([]string{"env", "ε", "p", "ε2 (nominal)", "s (exact accounting, run here)", "s (paper's accounting)", "ratio",
-		"ε2 the paper's s really spends", "overall ε of the paper's calibration"}, trows)
-	out.Markdown(fmt.Sprintf("At the same nominal ε2 and %d steps the exact accounting needs the larger s; the paper's calibration spends up to %.2f× ε2 "+
-		"(overall ε up to %.3g for a nominal ≤ 10).", rows[0].Steps, worst, worstAll))
-
-	// What the exact accounting costs: the same setting calibrated both ways.
-	var crows [][]string
-	var claims []repro.Claim
-	for _, alg := range []expertdp.Algorithm{expertdp.CQL, expertdp.BCQ} {
-		ex, pub := costSettings(alg)
-		a, b := seedValues(all, pub), seedValues(all, ex)
-		var sx, sp, ep float64
-		for _, o := range all {
-			switch o.Setting() {
-			case ex:
-				sx = o.S
-			case pub:
-				sp, ep = o.S, o.Split.Eps1+o.Eps2Exact
+		lo, hi = min(lo, len(runs)), max(hi, len(runs))
+		d, f := 0, 0
+		for _, o := range runs {
+			if o.Diverged {
+				d++
+			}
+			if o.FellBack {
+				f++
 			}
 		}
-		ma, la, ha := experiment.MeanCI(a, 0.95)
-		mb, lb, hb := experiment.MeanCI(b, 0.95)
-		d, lo, hi := experiment.DiffCI(a, b, 0.95)
-		crows = append(crows, []string{alg.String(), fmt.Sprint(PaperP("cartpole", alg, 10)), fmt.Sprintf("%.4g", sx), fmt.Sprintf("%.4g", sp), fmt.Sprintf("%.3f", ep),
-			fmt.Sprintf("%.2f [%.2f, %.2f]", mb, lb, hb), fmt.Sprintf("%.2f [%.2f, %.2f]", ma, la, ha), fmt.Sprintf("%+.2f [%+.2f, %+.2f]", d, lo, hi)})
-		c := repro.Claim{Key: "cost-" + alg.String(), Kind: repro.KindAnalysis, Claim: fmt.Sprintf("Analysis (not in the paper), CartPole %v ε = 10: the published accounting's smaller s buys return over the exact accounting's", alg),
-			Paper: "— (the paper calibrates with q = p·b/m)",
-			Why: fmt.Sprintf("test stated before the run: Welch 95%% interval of mean normalised return, published − exact calibration, above 0; "+
-				"the published runs really spend ε = %.3f, so this is not a comparison at equal ε but the price of the correction", ep)}
-		claims = append(claims, diffClaim(c, a, b))
+		if d > 0 {
+			diverged = append(diverged, fmt.Sprintf("%s: %d of %d", pointName(set), d, len(runs)))
+		}
+		if f > 0 {
+			fell = append(fell, fmt.Sprintf("%s: %d of %d", pointName(set), f, len(runs)))
+		}
 	}
-	out.Markdown("What the exact accounting costs at equal nominal ε = 10 (CartPole, Table 1's p): the same setting calibrated both ways. " +
-		"The published runs spend more than ε = 10 and are labelled so; they are compared with nothing else.")
-	out.Table([]string{"learner", "p", "s (exact)", "s (published)", "ε the published runs spend", "normalised return, exact", "normalised return, published", "published − exact"}, crows)
-	repro.Record(out, claims...)
-
-	brows, err := BudgetRows()
-	if err != nil {
-		return err
+	if hi == 0 {
+		return "No runs."
 	}
-	trows = trows[:0]
-	for _, r := range brows {
-		trows = append(trows, []string{r.Name, fmt.Sprint(r.Eps2), fmt.Sprint(r.Delta2), fmt.Sprint(r.Q), fmt.Sprint(r.S), steps(r.RDP), steps(r.PLDCoarse),
-			fmt.Sprintf("[%.3f, %.3f]", r.CoarseLow, r.CoarseEps), steps(r.PLD), fmt.Sprintf("[%.3f, %.3f]", r.CertLow, r.CertHigh)})
+	seeds := fmt.Sprintf("%d seeds per point", hi)
+	if lo != hi {
+		seeds = fmt.Sprintf("%d to %d seeds per point", lo, hi)
 	}
-	out.Table([]string{"case (Table 3's s)", "ε2", "δ2", "q", "s", "steps, RDP", "steps, PLD h = 10⁻³", "true ε at RDP's steps (PLD h = 10⁻³, certified)",
-		"steps, PLD h = 10⁻⁴", "true ε at those steps (certified)"}, trows)
-	return Facts(out, rows)
+	div := "none"
+	if len(diverged) > 0 {
+		div = strings.Join(diverged, "; ")
+	}
+	s := fmt.Sprintf("%s. **Diverged runs** (a non-finite parameter or return), per point: %s.", seeds, div)
+	if len(fell) > 0 {
+		s += " Fell back to expert-level DP-SGD (D_stable empty): " + strings.Join(fell, "; ") + "."
+	}
+	return s
 }
 
-// Facts shows the deterministic privacy checks of the notebook (not claim rows: no seed enters them): the
-// worked example, the composition theorem's range, the optimism of the paper's accounting, the fixed-log
-// δ of DataRelease, and where L comes from.
-func Facts(out report.Sink, rows []PrivacyRow) error {
-	c, _ := expertdp.Constants(10, 1.0/NumExperts, PMin, 25, 200)
-	worked := fmt.Sprintf("ε' %.3f, c_min %.2f, θ %.0f, E[θ̂] %.0f", c.EpsPrime, c.CMin, c.Theta, c.MeanThreshold())
-	comp := 0.0
-	for _, env := range []string{"acrobot", "cartpole", "lunarlander", "hiv"} {
-		d, _ := expertdp.DomainByName(env)
-		for _, eps := range Epsilons {
-			sp := PaperSplit(env, eps, 1.0/NumExperts, true)
-			k, err := expertdp.Constants(sp.Eps1, sp.Delta1, PMin, sp.T, d.DemoLen)
-			if err != nil {
-				return err
+// pointName names a setting in a caption: "ours, CartPole CQL, ε = 10, m = 1000".
+func pointName(s Setting) string {
+	name := fmt.Sprintf("%s, %s %v", label(s), envNames[s.Env], s.Algorithm)
+	if s.Method == Ours || s.Method == ExpertDPSGD {
+		name += fmt.Sprintf(", ε = %g", s.Epsilon)
+	}
+	if s.Experts > 0 {
+		name += fmt.Sprintf(", m = %d", s.Experts)
+	}
+	return name
+}
+
+// label names a setting's method: ours with what sets it apart (D_stable alone, the 3/4 split with p = 0,
+// p, the published accounting, the paper's noise regime).
+func label(s Setting) string {
+	if s.Method != Ours {
+		l := s.Method.String()
+		if s.Method == ExpertDPSGD && s.Noise == NoisePaper {
+			l += fmt.Sprintf(" (s = %d)", BaselineS)
+		}
+		return l
+	}
+	var parts []string
+	switch {
+	case s.Split.Eps2 == 0:
+		parts = append(parts, "D_stable alone")
+	case s.P == 0 && s.Fallback:
+		parts = append(parts, "p = 0, fallback")
+	default:
+		parts = append(parts, fmt.Sprintf("p = %g", s.P))
+	}
+	if s.Accounting == expertdp.AccountingPaper {
+		parts = append(parts, "published accounting")
+	}
+	if s.Noise == NoisePaper && (s.P > 0 || s.Fallback) {
+		parts = append(parts, fmt.Sprintf("s = %g", PaperS(s.Env, s.Algorithm, s.Epsilon)))
+	}
+	return "ours (" + strings.Join(parts, ", ") + ")"
+}
+
+// SummaryHeader names the columns of the figures' summary tables.
+var SummaryHeader = []string{"env", "learner", "method", "m", "ε", "split (ε1 / ε2, T)", "|D_stable|", "private steps", "s", "ε2 spent",
+	"certified (ε, δ)", "normalised return [95% CI]", "÷ non-private [95% CI]", "seeds", "notes"}
+
+// summary aggregates the runs of each setting of sets over seeds: the mean |D_stable|, private steps and
+// s, the ε2 the DP-SGD steps spend (exact accounting), the certified (ε, δ), the mean normalised return and
+// its fraction of the non-private learner's with 95% t-intervals, the seeds, and notes (diverged runs
+// among them).
+func (r *runSet) summary(sets []Setting) [][]string {
+	var rows [][]string
+	for _, set := range sets {
+		g := r.by[set]
+		if len(g) == 0 {
+			continue
+		}
+		var stable, private, s, eps2, norm, frac []float64
+		notes := map[string]int{}
+		for _, o := range g {
+			stable = append(stable, float64(o.Stable))
+			private = append(private, float64(o.Private))
+			s = append(s, o.S)
+			eps2 = append(eps2, o.Eps2Exact)
+			norm = append(norm, o.Normalized)
+			frac = append(frac, r.fraction(o))
+			if o.Note != "" {
+				notes[o.Note]++
 			}
-			comp = max(comp, k.CompositionEpsilon/sp.Eps1)
+			if o.Diverged {
+				notes["diverged"]++
+			}
 		}
-	}
-	worst, pt, ptDelta := 0.0, 0.0, 0.0
-	for _, r := range rows {
-		if r.PaperS > 0 {
-			worst = max(worst, r.Split.Eps1+r.PaperEps2Exact-r.Epsilon)
+		mean := func(x []float64) float64 { v, _, _ := experiment.MeanCI(x, 0.95); return v }
+		ci := func(x []float64) string {
+			v, lo, hi := experiment.MeanCI(x, 0.95)
+			return fmt.Sprintf("%.2f [%.2f, %.2f]", v, lo, hi)
 		}
-		if r.M == NumExperts && r.PT > pt {
-			pt, ptDelta = r.PT, r.Split.Delta1
+		split, cert, m := "—", "—", set.Experts
+		if m == 0 {
+			m = NumExperts
 		}
-	}
-	out.Markdown("Deterministic checks (no seed enters them, so they are not rows of the claims table; the package's tests assert them):")
-	out.Table([]string{"what", "paper", "here"}, [][]string{
-		{"DataRelease constants, worked example (Acrobot ε1 = 10)", WorkedExample, worked},
-		{"T rounds compose to ε1 (Thm 5.5 via Cor. 3.21, stated for ε < 1)", "ε1", fmt.Sprintf("Thm 3.20 certifies at most %.2f·ε1 in every setting", comp)},
-		{"Selective DP-SGD accounted with q = p·b/m", "spends ε2", fmt.Sprintf("optimistic: the paper's calibration spends up to %.3f more than the nominal ε (exact mixture)", worst)},
-		{"DataRelease is (ε1, δ1)-DP", "fresh draws", fmt.Sprintf("on the fixed log walked: δ1 + p_T with p_T up to %.2g at m = 3000 (δ1 = %.2g)", pt, ptDelta)},
-		{"demonstration bound L in δ' = δ1/(2TL)", "not stated", "public (Domain.DemoLen, passed as ReleaseParams.L); the data's longest demonstration is shown, never used"},
-	})
-	return nil
-}
-
-// stableClaims are the claims about stable data, from the |D_stable| measurements at m = 3000 and ε = 10,
-// each decided by the 95% t-interval of the mean |D_stable| over the releases against half a transition:
-// Acrobot's and HIV's are non-empty, LunarLander's empty.
-func stableClaims(stable []stableRow) []repro.Claim {
-	at := map[string]stableRow{}
-	for _, r := range stable {
-		if r.M == NumExperts && r.Eps == 10 {
-			at[r.Env] = r
+		switch set.Method {
+		case Ours:
+			split = fmt.Sprintf("%.3g / %.3g", set.Split.Eps1, set.Split.Eps2)
+			if set.Split.T > 0 {
+				split += fmt.Sprintf(", T = %d", set.Split.T)
+			}
+		case NonPrivate:
+			cert = "∞"
 		}
-	}
-	tested := func(c repro.Claim, env string, above bool) repro.Claim {
-		r := at[env]
-		m, lo, hi := experiment.MeanCI(r.Stable, 0.95)
-		side := "above"
-		if !above {
-			side = "below"
+		if set.Method == Ours || set.Method == ExpertDPSGD {
+			cert = fmt.Sprintf("(%.4g, %.2g)", g[0].CertEps, g[0].CertDelta)
 		}
-		c.Why = fmt.Sprintf("test stated before the run: 95%% t-interval of mean |D_stable| (transitions) over %d releases %s 0.5; longest stable prefix %.0f", len(r.Stable), side, maxOf(r.Prefix))
-		return repro.Tested(c, m, lo, hi, len(r.Stable), "%.3g", 0.5, above)
+		eps := "—"
+		if set.Method == Ours || set.Method == ExpertDPSGD {
+			eps = fmt.Sprint(set.Epsilon)
+		}
+		var parts []string
+		for k, n := range notes {
+			parts = append(parts, fmt.Sprintf("%s in %d of %d", k, n, len(g)))
+		}
+		sort.Strings(parts)
+		rows = append(rows, []string{set.Env, set.Algorithm.String(), label(set), fmt.Sprint(m), eps, split, fmt.Sprintf("%.0f", mean(stable)),
+			fmt.Sprintf("%.0f", mean(private)), fmt.Sprintf("%.3g", mean(s)), fmt.Sprintf("%.3f", mean(eps2)), cert, ci(norm), ci(frac), fmt.Sprint(len(g)),
+			strings.Join(parts, "; ")})
 	}
-	return []repro.Claim{
-		tested(repro.Claim{Key: "stable-acro", Claim: "Acrobot ε = 10, m = 3000: D_stable non-empty (Table 1: p = 0, training on it alone, is best)",
-			Paper: "p = 0 best; ≈ 26 steps pass if all experts agree"}, "acrobot", true),
-		tested(repro.Claim{Key: "stable-lunar", Claim: "LunarLander ε = 10, m = 3000: D_stable empty (Table 2: p = 0 → inf)",
-			Paper: "empty at p = 0"}, "lunarlander", false),
-		tested(repro.Claim{Key: "stable-hiv", Claim: "HIV ε = 10, m = 3000: D_stable non-empty (Table 1: CQL p = 0)",
-			Paper: "≈ 8 steps pass if all experts agree"}, "hiv", true),
-	}
-}
-
-// maxOf is the largest entry of x (0 for none).
-func maxOf(x []float64) float64 {
-	m := 0.0
-	for _, v := range x {
-		m = max(m, v)
-	}
-	return m
+	return rows
 }

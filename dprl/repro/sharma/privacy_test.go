@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/dprl-project/dprl/dprl/experiment"
@@ -19,14 +20,33 @@ func lchoose(n, k int) float64 {
 	return a - b - c
 }
 
-// TestPrivacyTruth asserts the true ε of every setting the notebook runs, at default size and in quick
-// mode, against the table the notebook prints (PrivacyTable of PrivacyRows). Each ε2 is recomputed here
-// from the mechanisms, not through expertdp's accounting: a PLD accountant (the library's, h = 10⁻³) on the
-// exact Selective DP-SGD step, mechanisms.Mixed{p, Poisson(b/m)-subsampled Gaussian(s)} (the plain
-// subsampled Gaussian at p = 1), composed over the run's steps; p_T from binomial coefficients. Then: every
-// run compared with another spends at most its nominal ε, and the calibrated ones within 0.01 of it (ours
-// and expert-level DP-SGD at the same ε spend the same); the runs labelled "published accounting" spend
-// more than their nominal ε, by what the table says.
+// spent is ε at delta after steps steps of Selective DP-SGD with probability p of a step Poisson-sampling
+// experts at rate q with noise multiplier s, recomputed from the mechanisms (the exact mixture; the plain
+// subsampled Gaussian at p = 1) on the library's PLD grid.
+func spent(t *testing.T, p, q, s float64, steps int, delta float64) float64 {
+	t.Helper()
+	var ev mechanisms.Event = mechanisms.PoissonSampled{Q: q, Event: mechanisms.GaussianEvent{NoiseMultiplier: s}}
+	if p < 1 {
+		ev = mechanisms.Mixed{P: p, Event: ev}
+	}
+	a, _ := mechanisms.NewPLDAccountant(mechanisms.PLDParams{Discretization: 1e-3})
+	if err := a.Compose(ev, steps); err != nil {
+		t.Fatal(err)
+	}
+	e, err := a.Epsilon(delta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// TestPrivacyTruth asserts the privacy of every setting the notebook runs, at default size and in quick
+// mode, against the table it prints (PrivacyTable of PrivacyRows), recomputed here from the mechanisms and
+// the paper's formulas rather than through the package's code: p_T from binomial coefficients, the
+// certificate (ε1 + ln(1/(1 − p_T)) + ε2, δ1 + p_T + δ2) from the split, and the ε the DP-SGD steps spend
+// by a PLD accountant on the exact Selective DP-SGD step. Every baseline is certified as the ours it is
+// compared with; every run's DP-SGD steps spend at most their budget, and calibrated ones within 0.01 of
+// it; the paper's accounting spends more than its nominal ε2.
 func TestPrivacyTruth(t *testing.T) {
 	for _, quick := range []string{"", "1"} {
 		t.Run("quick="+quick, func(t *testing.T) {
@@ -37,94 +57,71 @@ func TestPrivacyTruth(t *testing.T) {
 				t.Fatal(err)
 			}
 			table := PrivacyTable(rows)
-			col := func(name string) int { return slices.Index(PrivacyHeader, name) }
-			epsCol, fixedCol := col("ε (exact)"), col("(ε, δ) on the fixed log")
-			published := 0
+			certCol, e2Col := slices.Index(PrivacyHeader, "certified (ε, δ)"), slices.Index(PrivacyHeader, "ε2 spent (exact)")
+			n := map[string]int{"cartpole": 4, "acrobot": 4, "lunarlander": 1, "hiv": 1}
+			certOf := func(sp Split, env string, m int) (float64, float64) {
+				delta := 1 / float64(m)
+				if sp.Eps1 == 0 {
+					return sp.Eps2, sp.Delta2 * delta
+				}
+				N := n[env]
+				pt := -math.Expm1(lchoose(m*N-N, sp.T) - lchoose(m*N, sp.T))
+				return sp.Eps1 - math.Log1p(-pt) + sp.Eps2, (sp.Delta1+sp.Delta2)*delta + pt
+			}
+			baselines, paper := 0, 0
 			for i, r := range rows {
-				eps2 := 0.0
-				if r.S > 0 {
-					var ev mechanisms.Event = mechanisms.PoissonSampled{Q: 128 / float64(r.M), Event: mechanisms.GaussianEvent{NoiseMultiplier: r.S}}
-					if r.P < 1 { // the published runs too: what they really spend
-						ev = mechanisms.Mixed{P: r.P, Event: ev}
-					}
-					a, _ := mechanisms.NewPLDAccountant(mechanisms.PLDParams{Discretization: 1e-3})
-					if err := a.Compose(ev, cfg.Steps); err != nil {
-						t.Fatal(err)
-					}
-					if eps2, err = a.Epsilon(r.Split.Delta2); err != nil {
-						t.Fatal(err)
+				what := fmt.Sprintf("%s %s m = %d ε = %g p = %g", label(r.Setting), r.Env, r.M, r.Epsilon, r.P)
+				eps, delta := certOf(r.Split, r.Env, r.M)
+				if r.Method == ExpertDPSGD {
+					baselines++
+					if r.Split == (Split{Eps2: r.Epsilon, Delta2: 1}) {
+						eps, delta = r.Epsilon, 1/float64(r.M)
 					}
 				}
-				pt := 0.0
-				if r.Split.Eps1 > 0 {
-					n := map[string]int{"cartpole": 4, "acrobot": 4, "lunarlander": 1, "hiv": 1}[r.Env]
-					pt = -math.Expm1(lchoose(r.M*n-n, r.Split.T) - lchoose(r.M*n, r.Split.T))
+				if math.Abs(r.CertEps-eps) > 1e-9*eps || math.Abs(r.CertDelta-delta) > 1e-8*delta {
+					t.Errorf("%s: certified (%g, %g), the formulas (%g, %g)", what, r.CertEps, r.CertDelta, eps, delta)
 				}
-				eps := r.Split.Eps1 + eps2
-				what := fmt.Sprintf("%s %s m = %d ε = %g p = %g %v", r.Method, r.Env, r.M, r.Epsilon, r.P, r.Accounting)
-				if got, want := table[i][epsCol], fmt.Sprintf("%.3f", eps); got != want {
-					t.Errorf("%s: the notebook prints ε %s, the mechanisms say %s", what, got, want)
+				if got, want := table[i][certCol], fmt.Sprintf("(%.4g, %.2g)", eps, delta); got != want {
+					t.Errorf("%s: the notebook prints %s, want %s", what, got, want)
 				}
-				if got, want := table[i][fixedCol], fmt.Sprintf("(%.3f, %.2g)", eps-math.Log1p(-pt), r.Split.Delta1+pt+r.Split.Delta2); got != want {
-					t.Errorf("%s: the notebook prints %s on the fixed log, want %s", what, got, want)
-				}
-				if math.Abs(r.PT-pt) > 1e-7*pt {
-					t.Errorf("%s: p_T %g, want %g", what, r.PT, pt)
-				}
-				switch {
-				case r.Published():
-					published++
-					if !(eps > r.Epsilon+0.05) {
-						t.Errorf("%s: the published calibration spends %g, want more than its nominal ε", what, eps)
+				budget, d2 := r.Abs.Eps2, r.Abs.Delta2
+				q := 128 / float64(r.M)
+				for _, st := range []struct {
+					p, s  float64
+					steps int
+					eps2  float64
+				}{{r.P, r.S, r.Steps, r.Eps2}, {1, r.FallbackS, r.FallbackSteps, r.FallbackEps2}} {
+					if st.s == 0 {
+						continue
 					}
-				case eps > r.Epsilon+1e-12:
-					t.Errorf("%s: spends ε %g > its nominal %g", what, eps, r.Epsilon)
-				case r.S > 0 && eps < r.Epsilon-0.01:
-					t.Errorf("%s: calibrated to spend ε %g, well under its nominal %g", what, eps, r.Epsilon)
+					p := st.p
+					if r.Method == ExpertDPSGD {
+						p = 1
+					}
+					e2 := spent(t, p, q, st.s, st.steps, d2)
+					switch {
+					case math.Abs(e2-st.eps2) > 1e-9:
+						t.Errorf("%s: ε2 spent %g, the mechanisms say %g", what, st.eps2, e2)
+					case e2 > budget+1e-12:
+						t.Errorf("%s: spends ε2 = %g > its budget %g", what, e2, budget)
+					case r.Noise == NoiseCalibrated && e2 < budget-0.01:
+						t.Errorf("%s: calibrated to spend %g, well under its budget %g", what, e2, budget)
+					}
+				}
+				if r.S > 0 && table[i][e2Col] != fmt.Sprintf("%.3f", r.Eps2) {
+					t.Errorf("%s: prints ε2 %s", what, table[i][e2Col])
+				}
+				if r.PaperS > 0 {
+					paper++
+					if e := spent(t, r.P, q, r.PaperS, cfg.Steps, d2); !(e > budget+0.05) || math.Abs(e-r.PaperEps2) > 1e-9 {
+						t.Errorf("%s: the paper's calibration spends %g (row %g), want more than ε2 = %g", what, e, r.PaperEps2, budget)
+					}
 				}
 			}
-			if published != 2 || len(rows) < 15 {
-				t.Errorf("%d rows, %d published", len(rows), published)
+			if len(rows) < 15 || baselines < 8 || paper < 2 {
+				t.Errorf("%d rows, %d baselines, %d with the paper's calibration", len(rows), baselines, paper)
 			}
 		})
-	}
-}
-
-// RunJobs on a tiny Acrobot setup (40 experts): ours with the release only (p = 0) finds D_stable empty
-// and evaluates its initial network instead of failing or returning NaN; a published-accounting run
-// records what it really spends (more than ε2), an exact one spends at most ε2; every release records p_T.
-func TestRunJobsSmall(t *testing.T) {
-	st, err := NewSetup("acrobot", SetupConfig{Bases: 2, Experts: 40, PerExpert: 1, RefEpisodes: 2, Workers: 1, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	split := PaperSplit("cartpole", 10, 1, false)
-	jobs := []Job{
-		{Env: "acrobot", Algorithm: expertdp.CQL, Method: Ours, Epsilon: 10, Split: PaperSplit("acrobot", 10, 1, false)},
-		{Env: "acrobot", Algorithm: expertdp.CQL, Method: Ours, Epsilon: 10, Split: split, P: 0.5, Accounting: expertdp.AccountingPaper},
-		{Env: "acrobot", Algorithm: expertdp.CQL, Method: Ours, Epsilon: 10, Split: split, P: 0.5},
-	}
-	out, err := RunJobs(map[string]*Setup{"acrobot": st}, jobs, ExperimentConfig{Batch: 8, Steps: 20, Workers: 1, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o := out[0]; o.Stable != 0 || o.Note == "" || math.IsNaN(o.Normalized) || o.Steps != 0 {
-		t.Errorf("release only, D_stable empty: %+v", o)
-	}
-	if o := out[1]; !(o.Eps2 <= 2.5 && o.Eps2Exact > 2.5) {
-		t.Errorf("published accounting: ε2 %g (paper), %g (exact); want ≤ 2.5 and > 2.5", o.Eps2, o.Eps2Exact)
-	}
-	if o := out[2]; !(o.Eps2Exact <= 2.5 && o.Eps2Exact == o.Eps2 && o.S > out[1].S) {
-		t.Errorf("exact accounting: ε2 %g, s %g (published s %g)", o.Eps2Exact, o.S, out[1].S)
-	}
-	for _, o := range out {
-		if want, _ := expertdp.FixedLogDelta(40, 1, o.Split.T); o.FixedLogDelta != want {
-			t.Errorf("p_T %g, want %g", o.FixedLogDelta, want)
-		}
-	}
-	st.PerExpert = 0
-	if _, err := RunJobs(map[string]*Setup{"acrobot": st}, jobs[:1], ExperimentConfig{Steps: 20, Workers: 1}); err == nil {
-		t.Error("a setup without PerExpert ran a release")
 	}
 }
 
@@ -134,8 +131,8 @@ func TestRunJobsSmall(t *testing.T) {
 func TestCalibrationIsTight(t *testing.T) {
 	t.Setenv(experiment.QuickEnv, "")
 	steps := NewConfig(false).Steps
-	for _, j := range []Job{{Method: ExpertDPSGD, Epsilon: 10}, {Method: Ours, Epsilon: 10, Split: PaperSplit("cartpole", 10, 1, false), P: 0.8}} {
-		tc, sp, err := trainConfig(j, NumExperts, 128, steps)
+	for _, j := range []Job{{Method: ExpertDPSGD, Epsilon: 10}, OursJob("cartpole", expertdp.CQL, 10)} {
+		tc, sp, _, err := trainConfig(j, &Setup{PerExpert: 4}, NumExperts, 128, steps)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,12 +145,53 @@ func TestCalibrationIsTight(t *testing.T) {
 		if err := a.Compose(tc.StepEvent(NumExperts), steps); err != nil {
 			t.Fatal(err)
 		}
-		hi, lo, err := a.EpsilonBounds(sp.Delta2)
+		budget := tc.Epsilon
+		hi, lo, err := a.EpsilonBounds(tc.Delta)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lo < sp.Eps2-0.02 || hi > sp.Eps2+1e-3 {
-			t.Errorf("%v at ε2 = %g: s = %g certifies a true ε2 in [%g, %g]", j.Method, sp.Eps2, s, lo, hi)
+		if lo < budget-0.02 || hi > budget+1e-3 {
+			t.Errorf("%v (split %+v): s = %g certifies a true ε2 in [%g, %g], budget %g", j.Method, sp, s, lo, hi, budget)
 		}
+	}
+}
+
+// RunJobs on a tiny Acrobot setup (40 experts, whose release is empty): ours on D_stable alone has no
+// budget to fall back on and evaluates its initial network; ours with the 3/4 split falls back to
+// expert-level DP-SGD within ε2; the baseline runs at ours' certificate, p_T included; a setting draws the
+// same stream in any list of jobs.
+func TestRunJobsSmall(t *testing.T) {
+	st, err := NewSetup("acrobot", SetupConfig{Bases: 2, Experts: 40, PerExpert: 1, RefEpisodes: 2, Workers: 1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := FallbackJob("acrobot", expertdp.CQL, 10)
+	jobs := []Job{StableOnlyJob("acrobot", expertdp.CQL, 10), f, BaselineJob("acrobot", expertdp.CQL, 10, f.Split), {Env: "acrobot", Method: Untrained}}
+	cfg := ExperimentConfig{Batch: 8, Steps: 20, Workers: 1, Seed: 3, Learner: expertdp.LearnerConfig{Hidden: []int{8}}}
+	out, err := RunJobs(map[string]*Setup{"acrobot": st}, jobs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, _ := expertdp.FixedLogDelta(40, 1, 25)
+	eps, delta := Certificate(Split{Eps1: 10, Delta1: 1.0 / 40, T: 25}, pt)
+	if o := out[0]; o.Stable != 0 || !strings.Contains(o.Note, "initial network") || o.Steps != 0 || o.PT != pt || o.CertEps != eps || o.CertDelta != delta {
+		t.Errorf("D_stable alone, empty: %+v", o)
+	}
+	if o := out[1]; !o.FellBack || o.Private != 20 || !(o.Eps2Exact <= 2.5) || o.Eps2Exact < 2.4 || math.Abs(o.CertEps-eps) > 1e-12 || math.Abs(o.CertDelta-delta) > 1e-15 {
+		t.Errorf("the fallback: %+v", o)
+	}
+	if o := out[2]; o.CertEps != out[1].CertEps || o.CertDelta != out[1].CertDelta || o.Eps2Exact > o.CertEps || o.Private != 20 {
+		t.Errorf("the baseline at ours' certificate (%g, %g): %+v", out[1].CertEps, out[1].CertDelta, o)
+	}
+	if o := out[3]; o.Note != "" || o.Steps != 0 || o.CertEps != 0 || math.IsNaN(o.Normalized) {
+		t.Errorf("untrained: %+v", o)
+	}
+	again, err := RunJobs(map[string]*Setup{"acrobot": st}, []Job{jobs[3], jobs[1]}, cfg)
+	if err != nil || again[0] != out[3] || again[1] != out[1] {
+		t.Errorf("the same settings in another list: %+v, %+v (%v)", again[0], again[1], err)
+	}
+	st.PerExpert = 0
+	if _, err := RunJobs(map[string]*Setup{"acrobot": st}, jobs[:1], cfg); err == nil {
+		t.Error("a setup without PerExpert ran a release")
 	}
 }

@@ -11,9 +11,6 @@ import (
 	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
-// sharmaSetupSeeds are notebook 05's setup seeds (100 + the environment's position in its list).
-var sharmaSetupSeeds = map[string]uint64{"cartpole": 100, "acrobot": 101, "lunarlander": 102, "hiv": 103}
-
 type sharmaTask struct {
 	job            sharma.Job
 	setup          sharma.SetupConfig
@@ -21,68 +18,113 @@ type sharmaTask struct {
 	steps          int
 	batch          int
 	skipDuplicates bool
+	duplicate      bool // the cell's run is another usual cell's (skipped with skip_duplicates)
 }
 
 func (t *sharmaTask) setupKey() string {
 	return fmt.Sprintf("%s/%d/%d/%d/%d", t.job.Env, t.setup.Bases, t.setup.Experts, t.setup.PerExpert, t.setup.Seed)
 }
 
-// parseSetting reads "nonprivate", "ours:EPS" or "dpsgd:EPS".
-func parseSetting(s string) (sharma.Method, float64, error) {
-	bad := badSetting(s)
+// sharmaSettings are the settings a cell can run, with their ε.
+var sharmaSettings = `{"nonprivate", "untrained", "ours:ε", "dpsgd:ε", "fallback:ε", "stableonly:ε"} with ε > 0`
+
+// parseSetting reads a setting of sharmaSettings: the method's name and its ε (0 for nonprivate and
+// untrained).
+func parseSetting(s string) (string, float64, error) {
+	bad := &sweep.ValueError{Param: "params.setting", Value: strconv.Quote(s), Allowed: sharmaSettings}
 	name, eps, hasEps := strings.Cut(s, ":")
-	var m sharma.Method
 	switch name {
-	case "nonprivate":
+	case "nonprivate", "untrained":
 		if hasEps {
-			return 0, 0, bad
+			return "", 0, bad
 		}
-		return sharma.NonPrivate, 0, nil
-	case "ours":
-		m = sharma.Ours
-	case "dpsgd":
-		m = sharma.ExpertDPSGD
+		return name, 0, nil
+	case "ours", "dpsgd", "fallback", "stableonly":
 	default:
-		return 0, 0, bad
+		return "", 0, bad
 	}
 	e, err := strconv.ParseFloat(eps, 64)
 	if !hasEps || err != nil {
-		return 0, 0, bad
+		return "", 0, bad
 	}
-	return m, e, check.In("params.setting ε", e, param.Positive)
+	return name, e, check.In("params.setting ε", e, param.Positive)
 }
 
-func badSetting(s string) error {
-	return &sweep.ValueError{Param: "params.setting", Value: strconv.Quote(s), Allowed: `{"nonprivate", "ours:ε", "dpsgd:ε"} with ε > 0`}
+// sharmaJob is the job of setting name at ε on env with alg, and whether another usual cell runs it: ours
+// on CartPole, LunarLander and HIV at ε = 5 is expert-level DP-SGD (calibrated noise); fallback and
+// stableonly are ours where the paper's split is theirs.
+func sharmaJob(name, env string, alg expertdp.Algorithm, eps float64, noise sharma.Noise) (j sharma.Job, duplicate bool) {
+	ours := sharma.OursJob(env, alg, eps)
+	ours.Noise = noise
+	switch name {
+	case "nonprivate":
+		return sharma.Job{Env: env, Algorithm: alg, Method: sharma.NonPrivate}, false
+	case "untrained":
+		return sharma.Job{Env: env, Algorithm: alg, Method: sharma.Untrained}, false
+	case "ours":
+		return ours, ours.Setting().Method == sharma.ExpertDPSGD
+	case "dpsgd":
+		j = sharma.BaselineJob(env, alg, eps, ours.Split)
+		j.Noise = noise
+		return j, false
+	case "fallback":
+		j = sharma.FallbackJob(env, alg, eps)
+	default:
+		j = sharma.StableOnlyJob(env, alg, eps)
+	}
+	j.Noise = noise
+	return j, j.Setting() == ours.Setting()
 }
 
 func sharmaParams(p sweep.Params) (*sharmaTask, error) {
-	if err := p.Known("env", "learner", "setting", "tag", "experts", "steps", "hidden", "batch", "per_expert", "bases", "experts_total", "setup_seed", "skip_duplicates"); err != nil {
+	if err := p.Known("env", "learner", "setting", "tag", "experts", "steps", "hidden", "batch", "per_expert", "bases", "experts_total", "setup_seed",
+		"skip_duplicates", "noise", "primary_noise"); err != nil {
 		return nil, err
 	}
 	var t sharmaTask
 	var err error
 	j := &t.job
-	if j.Env, err = p.OneOf("env", "", "cartpole", "acrobot", "lunarlander", "hiv"); err != nil {
+	env, err := p.OneOf("env", "", "cartpole", "acrobot", "lunarlander", "hiv")
+	if err != nil {
 		return nil, err
 	}
 	learner, err := p.OneOf("learner", "cql", "cql", "bcq")
 	if err != nil {
 		return nil, err
 	}
-	j.Algorithm = expertdp.CQL
+	alg := expertdp.CQL
 	if learner == "bcq" {
-		j.Algorithm = expertdp.BCQ
+		alg = expertdp.BCQ
+	}
+	noises := map[string]sharma.Noise{"calibrated": sharma.NoiseCalibrated, "paper": sharma.NoisePaper}
+	noise, err := p.OneOf("noise", "calibrated", "calibrated", "paper")
+	if err != nil {
+		return nil, err
+	}
+	primary, err := p.OneOf("primary_noise", noise, "calibrated", "paper")
+	if err != nil {
+		return nil, err
 	}
 	setting, err := p.String("setting", "", true)
 	if err != nil {
 		return nil, err
 	}
-	if j.Method, j.Epsilon, err = parseSetting(setting); err != nil {
+	name, eps, err := parseSetting(setting)
+	if err != nil {
 		return nil, err
+	}
+	*j, t.duplicate = sharmaJob(name, env, alg, eps, noises[noise])
+	if noise != primary {
+		// A run without DP-SGD steps is the same in both regimes: the primary cell makes it.
+		other := *j
+		other.Noise = noises[primary]
+		t.duplicate = t.duplicate || other.Setting() == j.Setting()
 	}
 	if j.Tag, err = p.String("tag", "fig3", false); err != nil {
 		return nil, err
+	}
+	if noise != primary {
+		j.Tag += "/alt"
 	}
 	if t.setup.Experts, err = p.Int("experts_total", sharma.NumExperts, 1, 1_000_000); err != nil {
 		return nil, err
@@ -90,11 +132,7 @@ func sharmaParams(p sweep.Params) (*sharmaTask, error) {
 	if j.Experts, err = p.Int("experts", 0, 0, t.setup.Experts); err != nil {
 		return nil, err
 	}
-	if j.Method == sharma.Ours {
-		j.Split = sharma.PaperSplit(j.Env, j.Epsilon, 1, false)
-		j.P = sharma.PaperP(j.Env, j.Algorithm, j.Epsilon)
-	}
-	if t.steps, err = p.Int("steps", 2000, 1, 100_000_000); err != nil {
+	if t.steps, err = p.Int("steps", 1000, 1, 100_000_000); err != nil {
 		return nil, err
 	}
 	if t.learner.Hidden, err = p.Ints("hidden", nil, 1, 100_000); err != nil {
@@ -112,14 +150,20 @@ func sharmaParams(p sweep.Params) (*sharmaTask, error) {
 	if t.batch > m {
 		return nil, check.Errorf("params.batch", float64(t.batch), "[1, %d] (a batch samples the job's m = %d experts: params.experts, else params.experts_total)", m, m)
 	}
-	perExpert := map[string]int{"cartpole": 4, "acrobot": 4, "lunarlander": 1, "hiv": 1}[j.Env]
+	def := sharma.NewConfig(false)
+	perExpert := 0
+	for _, s := range def.Sizes {
+		if s.Env == env {
+			perExpert = s.PerExpert
+		}
+	}
 	if t.setup.PerExpert, err = p.Int("per_expert", perExpert, 1, 100_000); err != nil {
 		return nil, err
 	}
 	if t.setup.Bases, err = p.Int("bases", sharma.NumBases, 1, 100_000); err != nil {
 		return nil, err
 	}
-	if t.setup.Seed, err = p.Uint64("setup_seed", sharmaSetupSeeds[j.Env]); err != nil {
+	if t.setup.Seed, err = p.Uint64("setup_seed", sharma.SetupSeed(env)); err != nil {
 		return nil, err
 	}
 	if v, ok := p["skip_duplicates"]; ok {
@@ -136,12 +180,11 @@ func sharmaParams(p sweep.Params) (*sharmaTask, error) {
 	return &t, nil
 }
 
-// sharmaCols are sharma.OutcomeTable's columns without seed (the sweep writes the task's) and fraction (it
-// needs the non-private runs of other tasks: sharma.Fraction computes it after merging).
+// sharmaCols are sharma.OutcomeTable's columns without seed (the sweep writes the task's).
 var sharmaCols = func() []string {
 	var cols []string
 	for _, c := range sharma.OutcomeTable(nil).Columns {
-		if c != "seed" && c != "fraction" {
+		if c != "seed" {
 			cols = append(cols, c)
 		}
 	}
@@ -150,24 +193,27 @@ var sharmaCols = func() []string {
 
 var sharmaSetups cache[*sharma.Setup]
 
-// SharmaJobs is one training job of Sharma et al.'s Figs. 3 and 4 (sharma.RunJobs with the task's seed as
+// SharmaJobs is one run of Sharma et al.'s Figs. 3 and 4 (sharma.RunJobs with the task's seed as
 // ExperimentConfig.Seed) on a setup of experts and logs built once per process (sharma.NewSetup with
-// notebook 05's seeds), configured as the notebook's compared runs: the paper's split and Table 1's p for
-// ours, δ = 1/m, DP-SGD steps calibrated with the exact mixture accounting (expertdp.AccountingMixed) to
-// spend ε2 in exactly the given steps, DataRelease with each domain's public trajectory-length bound L.
-// Params: env (cartpole, acrobot, lunarlander, hiv), learner (cql, bcq), setting ("nonprivate", "ours:ε"
-// with the paper's split and p, "dpsgd:ε" expert-level DP-SGD), tag (fig3), experts (m, the first m
-// experts; 0 all), steps (2000; the paper 10⁵), hidden (the learner's widths; 64×64, the paper 256×256),
-// batch (128), per_expert (trajectories per expert; the notebook's 4/4/1/1, the paper 20), bases (30),
-// experts_total (3000), setup_seed (100–103 by env), skip_duplicates (false; true: a cell "ours:ε" whose
-// job is expert-level DP-SGD, the split giving ε1 = 0 and p = 1 as on CartPole, LunarLander and HIV at
-// ε = 5, emits no row, since its runs are the cell "dpsgd:ε"'s, which the notebook uses for both). Rows:
-// one, the job's outcome (sharma.OutcomeTable's columns without seed and fraction: sharmaCols), read back
-// by sharma.OutcomesFromSweep; the fraction of the non-private return needs the baseline's rows and is
-// computed after merging.
+// notebook 05's seeds, sharma.SetupSeed), configured as the notebook's runs: δ = 1/m, DP-SGD steps under
+// the exact mixture accounting, DataRelease with each domain's public trajectory-length bound L.
+// Params: env (cartpole, acrobot, lunarlander, hiv), learner (cql, bcq), setting ("nonprivate"; "untrained",
+// the initial network; "ours:ε", the paper's split, Table 1's p and the fallback to DP-SGD; "dpsgd:ε",
+// expert-level DP-SGD at the certified (ε, δ) of ours:ε; "fallback:ε", App. B.3's 3/4 split with Table 1's p
+// and the fallback; "stableonly:ε", D_stable alone with the whole budget released), noise ("calibrated": s
+// spends the budget in exactly the given steps; "paper": the paper's s until the budget is spent or the
+// steps, a cap), primary_noise (the figure's regime, by default noise: a run in the other regime is tagged
+// tag + "/alt", the alternative its claims' robust column reports), tag (fig3), experts (m, the first m
+// experts; 0 all), steps (1000; the paper 10⁵ and more), hidden (the learner's widths; 64×64, the paper
+// 256×256), batch (128), per_expert (trajectories per expert; the notebook's 4/4/1/1, the paper 20), bases
+// (30), experts_total (3000), setup_seed (sharma.SetupSeed), skip_duplicates (false; true: a cell whose run
+// another usual cell makes emits no row: ours:ε that is expert-level DP-SGD, as on CartPole, LunarLander and
+// HIV at ε = 5 with calibrated noise, fallback:ε or stableonly:ε that is ours:ε, and a run without DP-SGD
+// steps in the regime that is not the primary one). Rows: one, the run's
+// outcome (sharma.OutcomeTable's columns without seed: sharmaCols), read back by sharma.OutcomesFromSweep.
 var SharmaJobs = sweep.Func{
 	Cols: sharmaCols,
-	Doc:  "Sharma et al. (Figs. 3, 4): one offline-RL training job (ours, expert-level DP-SGD or non-private; exact accounting) and its normalised return",
+	Doc:  "Sharma et al. (Figs. 3, 4): one offline-RL run (ours, expert-level DP-SGD at ours' certificate, non-private or untrained; exact accounting) and its normalised return",
 	Check: func(p sweep.Params) error {
 		_, err := sharmaParams(p)
 		return err
@@ -177,7 +223,7 @@ var SharmaJobs = sweep.Func{
 		if err != nil {
 			return nil, err
 		}
-		if t.skipDuplicates && t.job.Method == sharma.Ours && t.job.Setting().Method == sharma.ExpertDPSGD {
+		if t.skipDuplicates && t.duplicate {
 			return nil, nil
 		}
 		st, err := sharmaSetups.get(t.setupKey(), func() (*sharma.Setup, error) { return sharma.NewSetup(t.job.Env, t.setup) })
@@ -192,7 +238,7 @@ var SharmaJobs = sweep.Func{
 		tb := sharma.OutcomeTable(out)
 		row := make([]string, 0, len(sharmaCols))
 		for k, c := range tb.Columns {
-			if c != "seed" && c != "fraction" {
+			if c != "seed" {
 				row = append(row, tb.Rows[0][k])
 			}
 		}

@@ -151,66 +151,73 @@ func TestBalleRMSE(t *testing.T) {
 }
 
 // TestSharmaJobsTiny: a sharma/jobs task is notebook 05's job of the same setting (Fig3Jobs: the paper's
-// split, Table 1's p, the exact accounting) run by sharma.RunJobs with the task's seed on the setup the
-// notebook builds (its seed and, by default, its trajectories per expert), and its row reads back as that
-// outcome.
+// split, Table 1's p, the fallback, the exact accounting; the baseline at ours' certificate) run by
+// sharma.RunJobs with the task's seed on the setup the notebook builds (its seed and, by default, its
+// trajectories per expert), and its row reads back as that outcome; a cell in the other noise regime than
+// the figure's is tagged as its alternative.
 func TestSharmaJobsTiny(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains experts")
 	}
 	def := sharma.NewConfig(false)
 	for i, s := range sharma.NewConfig(true).Sizes {
-		if sharmaSetupSeeds[s.Env] != uint64(100+i) {
-			t.Errorf("%s: setup seed %d, the notebook's %d", s.Env, sharmaSetupSeeds[s.Env], 100+i)
-		}
 		tk, err := sharmaParams(sweep.Params{"env": s.Env, "setting": "nonprivate"})
-		if err != nil || tk.setup.PerExpert != def.Sizes[i].PerExpert || tk.setup.Experts != sharma.NumExperts || tk.setup.Bases != sharma.NumBases {
+		if err != nil || tk.setup.PerExpert != def.Sizes[i].PerExpert || tk.setup.Experts != sharma.NumExperts || tk.setup.Bases != sharma.NumBases ||
+			tk.setup.Seed != sharma.SetupSeed(s.Env) {
 			t.Errorf("%s: setup %+v (%v), the notebook's N = %d", s.Env, tk.setup, err, def.Sizes[i].PerExpert)
 		}
 	}
 
-	p := sweep.Params{"env": "cartpole", "learner": "cql", "setting": "ours:10", "experts_total": int64(40), "bases": int64(2),
-		"per_expert": int64(1), "steps": int64(10), "hidden": []any{int64(8)}, "batch": int64(8)}
-	rows := runTask(t, "sharma/jobs", p, 1)
-	tb := &experiment.Table{Columns: append([]string{"setting", "seed"}, SharmaJobs.Cols...), Rows: [][]string{append([]string{"ours:10", "1"}, rows[0]...)}}
-	got, err := sharma.OutcomesFromSweep(tb)
-	if err != nil || len(got) != 1 {
-		t.Fatalf("read back: %v %v", got, err)
-	}
-	var job sharma.Job
-	for _, j := range sharma.Fig3Jobs([]string{"cartpole"}, []float64{10}, 1) {
-		if j.Method == sharma.Ours && j.Algorithm == expertdp.CQL {
-			job = j
-		}
-	}
 	st, err := sharma.NewSetup("cartpole", sharma.SetupConfig{Bases: 2, Experts: 40, PerExpert: 1, Seed: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := sharma.RunJobs(map[string]*sharma.Setup{"cartpole": st}, []sharma.Job{job},
-		sharma.ExperimentConfig{Learner: expertdp.LearnerConfig{Hidden: []int{8}}, Batch: 8, Steps: 10, Seed: 1, Workers: 1})
-	if err != nil {
-		t.Fatal(err)
+	for _, method := range []sharma.Method{sharma.Ours, sharma.ExpertDPSGD} {
+		setting := map[sharma.Method]string{sharma.Ours: "ours:10", sharma.ExpertDPSGD: "dpsgd:10"}[method]
+		p := sweep.Params{"env": "cartpole", "learner": "cql", "setting": setting, "experts_total": int64(40), "bases": int64(2),
+			"per_expert": int64(1), "steps": int64(10), "hidden": []any{int64(8)}, "batch": int64(8)}
+		rows := runTask(t, "sharma/jobs", p, 1)
+		tb := &experiment.Table{Columns: append([]string{"setting", "seed"}, SharmaJobs.Cols...), Rows: [][]string{append([]string{setting, "1"}, rows[0]...)}}
+		got, err := sharma.OutcomesFromSweep(tb)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("read back: %v %v", got, err)
+		}
+		var job sharma.Job
+		for _, j := range sharma.Fig3Jobs([]string{"cartpole"}, []float64{10}, 1, sharma.NoiseCalibrated) {
+			if j.Method == method && j.Algorithm == expertdp.CQL {
+				job = j
+			}
+		}
+		want, err := sharma.RunJobs(map[string]*sharma.Setup{"cartpole": st}, []sharma.Job{job},
+			sharma.ExperimentConfig{Learner: expertdp.LearnerConfig{Hidden: []int{8}}, Batch: 8, Steps: 10, Seed: 1, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprintf("%+v", got[0]) != fmt.Sprintf("%+v", want[0]) {
+			t.Errorf("sweep task\n  %+v\nnotebook job\n  %+v", got[0], want[0])
+		}
+		if o := got[0]; o.Accounting != expertdp.AccountingMixed || o.Private == 0 || o.Eps2Exact != o.Eps2 || o.PT <= 0 || o.CertDelta <= o.PT {
+			t.Errorf("%s: not the compared runs' accounting: %+v", setting, o)
+		}
 	}
-	if fmt.Sprintf("%+v", got[0]) != fmt.Sprintf("%+v", want[0]) {
-		t.Errorf("sweep task\n  %+v\nnotebook job\n  %+v", got[0], want[0])
-	}
-	if o := got[0]; o.Accounting != expertdp.AccountingMixed || o.Private == 0 || o.Eps2Exact != o.Eps2 || o.Eps2Exact > o.Split.Eps2 || o.FixedLogDelta <= 0 {
-		t.Errorf("not the compared runs' accounting: %+v", o)
+	p := sweep.Params{"env": "cartpole", "learner": "cql", "setting": "ours:10", "noise": "paper", "primary_noise": "calibrated"}
+	if tk, err := sharmaParams(p); err != nil || tk.job.Tag != "fig3/alt" || tk.job.Noise != sharma.NoisePaper {
+		t.Errorf("a paper-regime cell of a calibrated figure: %+v (%v), want tagged fig3/alt", tk, err)
 	}
 
-	// Ours at ε = 5 on CartPole is expert-level DP-SGD: with skip_duplicates it is left to the dpsgd:5 cell.
-	p["setting"] = "ours:5"
+	// Ours at ε = 5 on CartPole is expert-level DP-SGD, and fallback:10 is ours:10 there: with
+	// skip_duplicates they are left to the dpsgd:5 and ours:10 cells.
+	p = sweep.Params{"env": "cartpole", "learner": "cql", "setting": "ours:5", "experts_total": int64(40), "bases": int64(2),
+		"per_expert": int64(1), "steps": int64(10), "hidden": []any{int64(8)}, "batch": int64(8)}
 	if r, err := SharmaJobs.Run(p, 1); err != nil || len(r) != 1 {
 		t.Errorf("ours:5: %v %v", r, err)
 	}
 	p["skip_duplicates"] = true
-	if r, err := SharmaJobs.Run(p, 1); err != nil || len(r) != 0 {
-		t.Errorf("ours:5 with skip_duplicates: %v %v", r, err)
-	}
-	p["setting"] = "ours:10"
-	if r, err := SharmaJobs.Run(p, 1); err != nil || len(r) != 1 {
-		t.Errorf("ours:10 with skip_duplicates: %v %v", r, err)
+	for setting, n := range map[string]int{"ours:5": 0, "fallback:10": 0, "ours:10": 1, "stableonly:10": 1} {
+		p["setting"] = setting
+		if r, err := SharmaJobs.Run(p, 1); err != nil || len(r) != n {
+			t.Errorf("%s with skip_duplicates: %d rows (%v), want %d", setting, len(r), err, n)
+		}
 	}
 }
 
@@ -225,7 +232,8 @@ func TestAdaptersRejectBadParams(t *testing.T) {
 		{"xie2019/mspbe", sweep.Params{"domain": "hiv", "n": int64(2000), "epsilons": 1.0}, "params.n = 2000 is outside the allowed range [1, 600]"},
 		{"wanghegde2019/returns", sweep.Params{"sigma": -1.0}, "params.sigma = -1 is outside the allowed range [0, ∞)"},
 		{"wanghegde2019/returns", sweep.Params{"reset_every": int64(0)}, "params.reset_every = 0 is outside"},
-		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "ours"}, `params.setting = "ours" is not allowed: want {"nonprivate", "ours:ε", "dpsgd:ε"}`},
+		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "ours"}, `params.setting = "ours" is not allowed: want {"nonprivate", "untrained", "ours:ε"`},
+		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "ours:5", "noise": "loud"}, `params.noise = "loud" is not allowed`},
 		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "dpsgd:-1"}, "params.setting ε = -1 is outside the allowed range (0, ∞)"},
 		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "nonprivate", "skip_duplicates": "yes"}, `params.skip_duplicates = "yes" is not allowed: want true or false`},
 		{"sharma/jobs", sweep.Params{"env": "cartpole", "setting": "nonprivate", "experts": int64(100)}, "params.batch = 128 is outside the allowed range [1, 100] (a batch samples the job's m = 100 experts"},
