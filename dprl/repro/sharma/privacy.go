@@ -2,7 +2,6 @@ package sharma
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/dprl-project/dprl/dprl/expertdp"
 	"github.com/dprl-project/dprl/dprl/report"
@@ -339,6 +338,3 @@ func Facts(out report.Sink, rows []PrivacyRow) error {
 	})
 	return nil
 }
-
-// finite reports whether x is neither NaN nor infinite.
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
