@@ -171,17 +171,17 @@ func table2Job(alg expertdp.Algorithm, p float64) Job {
 
 // Table2Jobs are Table 2's ablations: CartPole at ε = 10 with p ∈ {0, Table 1's, 1} per learner, and the
 // low-ε rows (BCQ: Acrobot at ε = 2.5, CartPole at 2.5 and 5), the 3/4 split with p = 0.5 against expert-level
-// DP-SGD (ε1 = 0) at the split's certificate; each with its environment's untrained network and
-// non-private learner.
+// DP-SGD (ε1 = 0) at the split's certificate; each with its environment's untrained network (the
+// non-private learners are Fig. 3's).
 func Table2Jobs(seeds int, noise Noise) []Job {
 	var per []Job
 	for _, alg := range learners {
-		per = append(per, Job{Env: "cartpole", Algorithm: alg, Method: Untrained}, Job{Env: "cartpole", Algorithm: alg, Method: NonPrivate})
+		per = append(per, Job{Env: "cartpole", Algorithm: alg, Method: Untrained})
 		for _, p := range table2Ps(alg) {
 			per = append(per, table2Job(alg, p))
 		}
 	}
-	per = append(per, Job{Env: "acrobot", Algorithm: expertdp.BCQ, Method: Untrained}, Job{Env: "acrobot", Algorithm: expertdp.BCQ, Method: NonPrivate})
+	per = append(per, Job{Env: "acrobot", Algorithm: expertdp.BCQ, Method: Untrained})
 	for _, c := range lowCases {
 		l := lowJob(c.env, c.eps)
 		per = append(per, l, BaselineJob(c.env, expertdp.BCQ, c.eps, l.Split))

@@ -356,7 +356,7 @@ func Fig4Figure(out report.Sink, t *experiment.Table) error {
 // low-ε rows' split and baseline.
 func table2Sets(n Noise) (pSets, lowSets []Setting) {
 	for _, alg := range learners {
-		pSets = append(pSets, untrainedSetting("cartpole", alg), npSetting("cartpole", alg, 0))
+		pSets = append(pSets, untrainedSetting("cartpole", alg))
 		for _, p := range table2Ps(alg) {
 			pSets = append(pSets, withNoise(table2Job(alg, p), n, 0))
 		}
@@ -365,7 +365,7 @@ func table2Sets(n Noise) (pSets, lowSets []Setting) {
 		l := lowJob(c.env, c.eps)
 		lowSets = append(lowSets, withNoise(l, n, 0), withNoise(BaselineJob(c.env, expertdp.BCQ, c.eps, l.Split), n, 0))
 	}
-	lowSets = append(lowSets, untrainedSetting("acrobot", expertdp.BCQ), npSetting("acrobot", expertdp.BCQ, 0))
+	lowSets = append(lowSets, untrainedSetting("acrobot", expertdp.BCQ))
 	return pSets, lowSets
 }
 
@@ -379,8 +379,9 @@ func Table2Figure(out report.Sink, t *experiment.Table) error {
 	pSets, lowSets := table2Sets(r.noise("table2"))
 	out.Table(SummaryHeader, r.summary(pSets))
 	out.Table(SummaryHeader, r.summary(lowSets))
-	out.Markdown(fmt.Sprintf("Mean [95%% t-interval]. Every private row of a comparison is held to the same certified (ε, δ): p = 0 spends none of ε2 "+
-		"(a looser certificate, still valid) and the pure DP-SGD rows run at the split's. %s", r.pointsCaption(append(pSets, lowSets...))))
+	out.Markdown(fmt.Sprintf("Mean [95%% t-interval] of the normalised return (the paper's Table 2 divides by the non-private learner's: Fig. 3's "+
+		"runs of the same settings, which draw the same streams). Every private row of a comparison is held to the same certified (ε, δ): p = 0 spends "+
+		"none of ε2 (a looser certificate, still valid) and the pure DP-SGD rows run at the split's. %s", r.pointsCaption(append(pSets, lowSets...))))
 	return nil
 }
 
@@ -472,17 +473,19 @@ func label(s Setting) string {
 var SummaryHeader = []string{"env", "learner", "method", "m", "ε", "split (ε1 / ε2, T)", "|D_stable|", "private steps", "s", "ε2 spent",
 	"certified (ε, δ)", "normalised return [95% CI]", "÷ non-private [95% CI]", "seeds", "notes"}
 
-// summary aggregates the runs of each setting of sets over seeds: the mean |D_stable|, private steps and
+// summary aggregates the runs of each setting of sets (once each) over seeds: the mean |D_stable|, private steps and
 // s, the ε2 the DP-SGD steps spend (exact accounting), the certified (ε, δ), the mean normalised return and
 // its fraction of the non-private learner's with 95% t-intervals, the seeds, and notes (diverged runs
 // among them).
 func (r *runSet) summary(sets []Setting) [][]string {
 	var rows [][]string
+	seen := map[Setting]bool{}
 	for _, set := range sets {
 		g := r.by[set]
-		if len(g) == 0 {
+		if len(g) == 0 || seen[set] {
 			continue
 		}
+		seen[set] = true
 		var stable, private, s, eps2, norm, frac []float64
 		notes := map[string]int{}
 		for _, o := range g {
@@ -502,6 +505,9 @@ func (r *runSet) summary(sets []Setting) [][]string {
 		mean := func(x []float64) float64 { v, _, _ := experiment.MeanCI(x, 0.95); return v }
 		ci := func(x []float64) string {
 			v, lo, hi := experiment.MeanCI(x, 0.95)
+			if math.IsNaN(v) {
+				return "—"
+			}
 			return fmt.Sprintf("%.2f [%.2f, %.2f]", v, lo, hi)
 		}
 		split, cert, m := "—", "—", set.Experts
