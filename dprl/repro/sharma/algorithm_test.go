@@ -43,7 +43,7 @@ func dataRelease(data *expertdp.Data, experts *expertdp.Experts, eps1, delta1, p
 	for c := range T { // lines 6–7: the next trajectory
 		count.Start(&data.Trajs[order[c]])
 		thr := theta + 4/epsP*math.Log(1/deltaP) + thrNoise.Sample() // θ̂ (line 8)
-		for i := 1; i <= L; i++ {                                     // line 9
+		for i := 1; i <= L; i++ {                                    // line 9
 			n, ok := count.Next()
 			if !ok || n+qNoise.Sample() <= thr { // past |τ|, or PrefixQuery says ⊥ (lines 10–14)
 				break
