@@ -9,11 +9,6 @@ import (
 	"github.com/dprl-project/dprl/dprl/sweep"
 )
 
-// Sweeps names the checked-in sweeps (sweeps/specs/<name>.json, experiment sharma/jobs) that stand in for
-// the notebook's runs of a figure: when one has been merged, Fig3Data or Fig4Data returns its runs instead
-// of running the figure's jobs.
-var Sweeps = []struct{ Tag, Name string }{{"fig3", "sharma-fig3"}, {"fig4", "sharma-fig4"}}
-
 // OutcomesFromSweep reads a merged sharma/jobs table (OutcomeTable's columns, a task's seed in column
 // seed) back as outcomes, Job.Seed being the rank of the task's seed among the table's seeds. A run the
 // table holds twice (the same setting and seed) is kept once, the first.
