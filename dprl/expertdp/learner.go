@@ -104,6 +104,7 @@ type Learner struct {
 	ws     *nn.Workspace // the batch's forward and backward pass
 	wsNext *nn.Workspace // next states through the online network (BCQ's action choice)
 	wsTarg *nn.Workspace // next states through the target network
+	wsOne  *nn.Workspace // one state, for Act
 	dOut   []float64
 	norms  []float64
 	single []float64 // one normalised state
@@ -131,7 +132,7 @@ func NewLearner(d *Domain, cfg LearnerConfig, maxBatch int, seed uint64) (*Learn
 		return nil, err
 	}
 	l := &Learner{Config: cfg, Net: net, target: net.Clone(), dom: d, opt: &nn.Adam{LR: cfg.LR}, grads: nn.NewGrads(net),
-		ws: nn.NewWorkspace(net, maxBatch), wsNext: nn.NewWorkspace(net, maxBatch), wsTarg: nn.NewWorkspace(net, maxBatch),
+		ws: nn.NewWorkspace(net, maxBatch), wsNext: nn.NewWorkspace(net, maxBatch), wsTarg: nn.NewWorkspace(net, maxBatch), wsOne: nn.NewWorkspace(net, 1),
 		dOut: make([]float64, maxBatch*out), norms: make([]float64, maxBatch), single: make([]float64, d.ObsDim)}
 	return l, nil
 }
@@ -151,10 +152,11 @@ func (l *Learner) bestAllowed(q, logits []float64) int {
 }
 
 // Act is the learned greedy action at a raw observation: argmax Q (CQL) or argmax over BCQ's allowed
-// actions.
-func (l *Learner) Act(obs []float64, out []float64) int {
+// actions. It allocates nothing (the learner keeps a one-state workspace), so it is not safe for concurrent
+// use.
+func (l *Learner) Act(obs []float64) int {
 	l.dom.normalize(obs, l.single)
-	o := l.Net.Forward(l.single, out)
+	o := l.wsOne.Forward(l.Net, l.single)
 	A := l.dom.NumActions
 	if l.Config.Algorithm == BCQ {
 		return l.bestAllowed(o[:A], o[A:2*A])

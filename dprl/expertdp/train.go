@@ -369,7 +369,6 @@ func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, 
 	for k := range cfg.EvalEpisodes {
 		evalAt[res.Steps-1-k*last/cfg.EvalEpisodes] = true
 	}
-	out := make([]float64, 2*d.NumActions)
 	for step := range res.Steps {
 		switch {
 		case cfg.NonPrivate:
@@ -402,7 +401,7 @@ func Train(data *Data, rel *Release, d *Domain, cfg TrainConfig) (*TrainResult, 
 		}
 		b.n, b.private = 0, false
 		if evalAt[step] {
-			r, err := l.evaluate(evalRng, out)
+			r, err := l.evaluate(evalRng)
 			if err != nil {
 				return nil, err
 			}
@@ -471,9 +470,9 @@ func (l *Learner) privateStep(b *batch, dp *mechanisms.DPSGD, expected int, nois
 }
 
 // evaluate runs one greedy episode on the default environment and returns its undiscounted return.
-func (l *Learner) evaluate(rng *rand.Rand, out []float64) (float64, error) {
+func (l *Learner) evaluate(rng *rand.Rand) (float64, error) {
 	env := l.dom.Env(l.dom.Default, l.dom.EvalLen)
-	return EpisodeReturn(env, rand.NewPCG(rng.Uint64(), rng.Uint64()), func(obs []float64) int { return l.Act(obs, out) })
+	return EpisodeReturn(env, rand.NewPCG(rng.Uint64(), rng.Uint64()), l.Act)
 }
 
 // EpisodeReturn runs one episode of env, reset from src, under act and returns its undiscounted return.

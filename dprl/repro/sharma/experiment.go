@@ -298,11 +298,10 @@ func (o *Outcome) evaluateInitial(s *Setup, cfg expertdp.LearnerConfig, seed uin
 	}
 	const episodes = 10
 	rng := rand.New(rand.NewPCG(seed, 3))
-	out := make([]float64, 2*s.Domain.NumActions)
 	env := s.Domain.Env(s.Domain.Default, s.Domain.EvalLen)
 	total := 0.0
 	for range episodes {
-		r, err := expertdp.EpisodeReturn(env, rand.NewPCG(rng.Uint64(), rng.Uint64()), func(obs []float64) int { return l.Act(obs, out) })
+		r, err := expertdp.EpisodeReturn(env, rand.NewPCG(rng.Uint64(), rng.Uint64()), l.Act)
 		if err != nil {
 			return err
 		}
