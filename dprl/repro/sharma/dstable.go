@@ -197,8 +197,8 @@ func DStableClaims(out report.Sink, d *DStable) error {
 		tested(repro.Claim{Key: "stable-acro", Kind: repro.KindSanity, Claim: "Acrobot ε = 10, m = 3000: D_stable non-empty (the condition of training on it alone)",
 			Paper: "p = 0 best (Table 1)"}, "acrobot", demoLen("acrobot"), true),
 	}
-	repro.Record(out, rows...)
 	if d.Runs == nil {
+		repro.Record(out, rows...)
 		return nil
 	}
 	r, err := readRuns(d.Runs)
@@ -211,13 +211,12 @@ func DStableClaims(out report.Sink, d *DStable) error {
 		Claim: "HIV ε = 10, m = 3000: D_stable non-empty at §6.1's split (the condition of training on it alone)", Paper: "CQL p = 0 best (Table 1)",
 		Why: "test stated before the run: 95% t-interval of mean |D_stable| (transitions) over the releases of the runs on D_stable alone (ε1 = 10, T = 50, " +
 			"L = 50) above 0.5"}, groups: []Setting{ours[0]}, coef: []float64{1}, boundary: 0.5, above: true, stable: true})
-	repro.Record(out, hiv)
 	b3 := alternative{name: "App. B.3's split (ε1 = 3ε/4, p = 0, the fallback's budget ε/4)", sub: func(s Setting) (Setting, bool) {
 		if s == ours[0] {
 			return ours[1], true
 		}
 		return s, false
 	}}
-	record(out, r, []test{sufficesTest("hiv", expertdp.CQL, ours[0], &b3, setupNote(n, r.steps("dstable")))})
+	repro.Record(out, append(rows, hiv, r.decide(sufficesTest("hiv", expertdp.CQL, ours[0], &b3, setupNote(n, r.steps("dstable")))))...)
 	return nil
 }
