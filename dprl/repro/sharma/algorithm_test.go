@@ -1,25 +1,23 @@
 package sharma
 
 import (
-	"encoding/json"
-	"go/ast"
-	"go/format"
-	"go/parser"
-	"go/token"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dprl-project/dprl/dprl/expertdp"
+	"github.com/dprl-project/dprl/dprl/repro/claimtest"
 	"github.com/dprl-project/dprl/mechanisms"
 )
 
-// dataRelease is Algorithms 1–2 written from library primitives, as notebook 05's "algorithm in code"
-// cell writes it (TestNotebookAlgorithmCell keeps the two the same): the stable prefix length kept from
-// each of the T examined trajectories.
+// The notebook's "algorithm in code" cell, copied verbatim: TestNotebookAlgorithmCell keeps the two equal.
+
+// dataRelease is Algorithms 1–2 (DataRelease calling PrefixQuery) from library primitives: the stable
+// prefix length kept from each of the T examined trajectories of the log.
 func dataRelease(data *expertdp.Data, experts *expertdp.Experts, eps1, delta1, pMin float64, T, L int, src rand.Source) ([]int, error) {
 	epsP := eps1 / math.Sqrt(32*float64(T)*math.Log(2/delta1)) // ε′ (Algorithm 2, line 3)
 	deltaP := delta1 / (2 * float64(T) * float64(L))           // δ′ (line 3)
@@ -85,77 +83,18 @@ func TestAlgorithmInCode(t *testing.T) {
 	}
 }
 
-// notebookFunc is the source of the function name declared in a code cell of the notebook at path.
-func notebookFunc(t *testing.T, path, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var nb struct {
-		Cells []struct {
-			CellType string          `json:"cell_type"`
-			Source   json.RawMessage `json:"source"`
-		} `json:"cells"`
-	}
-	if err := json.Unmarshal(b, &nb); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range nb.Cells {
-		var lines []string
-		if json.Unmarshal(c.Source, &lines) != nil {
-			var s string
-			if err := json.Unmarshal(c.Source, &s); err != nil {
-				t.Fatal(err)
-			}
-			lines = []string{s}
-		}
-		src := strings.Join(lines, "")
-		if c.CellType != "code" || !strings.Contains(src, "func "+name+"(") {
-			continue
-		}
-		return funcSource(t, "package main\n"+src, name)
-	}
-	t.Fatalf("%s: no code cell declares %s", path, name)
-	return ""
-}
-
-// funcSource is the gofmt'ed source of the function name declared in the Go file src (doc comment left
-// out).
-func funcSource(t *testing.T, src, name string) string {
-	t.Helper()
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "", src, parser.ParseComments)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Name.Name == name {
-			text := src[fset.Position(fd.Pos()).Offset:fset.Position(fd.End()).Offset]
-			out, err := format.Source([]byte(text))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return string(out)
-		}
-	}
-	t.Fatalf("no function %s", name)
-	return ""
-}
-
-// TestNotebookAlgorithmCell: the notebook's "algorithm in code" cell declares dataRelease exactly as this
-// file does (after gofmt), so the equality TestAlgorithmInCode asserts holds for what the reader sees.
+// TestNotebookAlgorithmCell: exactly one code cell of notebook 05 declares dataRelease, and its declaration is
+// this file's, doc comment included (both formatted by gofmt), so the equality TestAlgorithmInCode asserts
+// holds for what the reader sees.
 func TestNotebookAlgorithmCell(t *testing.T) {
-	self, err := os.ReadFile("algorithm_test.go")
+	claimtest.CellFunc(t, filepath.Join("..", "..", "..", "notebooks", "05-sharma-expert-level-offline-rl.ipynb"), "algorithm_test.go", "dataRelease")
+	b, err := os.ReadFile("algorithm_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := funcSource(t, string(self), "dataRelease")
-	got := notebookFunc(t, "../../../notebooks/05-sharma-expert-level-offline-rl.ipynb", "dataRelease")
-	if got != want {
-		t.Errorf("the notebook's dataRelease differs from algorithm_test.go's:\n--- notebook\n%s\n--- here\n%s", got, want)
-	}
-	if n := strings.Count(want, "\n"); n > 40 {
+	src := string(b)
+	body := src[strings.Index(src, "func dataRelease("):strings.Index(src, "// The algorithm written in the notebook")]
+	if n := strings.Count(body, "\n"); n > 40 {
 		t.Errorf("dataRelease is %d lines, the algorithm section's budget is about 40", n)
 	}
 }
