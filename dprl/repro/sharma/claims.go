@@ -274,22 +274,21 @@ func sufficesTest(env string, alg expertdp.Algorithm, o Setting, alt *alternativ
 }
 
 // Fig3Claims records Fig. 3's claims from Fig3Data's table (fig3Tests) through out.
-func Fig3Claims(out report.Sink, t *experiment.Table) error {
+func Fig3Claims(out report.Sink, t *experiment.Table) error { return record(out, t, (*runSet).fig3Tests) }
+
+// record decides the tests the runs table t states and records them.
+func record(out report.Sink, t *experiment.Table, tests func(*runSet) []test) error {
 	r, err := readRuns(t)
 	if err != nil {
 		return err
 	}
-	record(out, r, r.fig3Tests())
-	return nil
-}
-
-// record decides the tests on r and records them.
-func record(out report.Sink, r *runSet, ts []test) {
+	ts := tests(r)
 	rows := make([]repro.Claim, len(ts))
-	for i, t := range ts {
-		rows[i] = r.decide(t)
+	for i, c := range ts {
+		rows[i] = r.decide(c)
 	}
 	repro.Record(out, rows...)
+	return nil
 }
 
 // fig4Tests are Fig. 4's claims: the gain of ours (with the fallback) over expert-level DP-SGD grows from the
@@ -333,14 +332,7 @@ func (r *runSet) fig4Tests() []test {
 }
 
 // Fig4Claims records Fig. 4's claims from Fig4Data's table (fig4Tests) through out.
-func Fig4Claims(out report.Sink, t *experiment.Table) error {
-	r, err := readRuns(t)
-	if err != nil {
-		return err
-	}
-	record(out, r, r.fig4Tests())
-	return nil
-}
+func Fig4Claims(out report.Sink, t *experiment.Table) error { return record(out, t, (*runSet).fig4Tests) }
 
 // table2P is Table 2's CartPole ε = 10 row: the fraction of the non-private return at p = 0 / Table 1's p
 // / p = 1, per learner.
@@ -379,14 +371,7 @@ func (r *runSet) table2Tests() []test {
 }
 
 // Table2Claims records Table 2's claims from Table2Data's table (table2Tests) through out.
-func Table2Claims(out report.Sink, t *experiment.Table) error {
-	r, err := readRuns(t)
-	if err != nil {
-		return err
-	}
-	record(out, r, r.table2Tests())
-	return nil
-}
+func Table2Claims(out report.Sink, t *experiment.Table) error { return record(out, t, (*runSet).table2Tests) }
 
 // withAlternatives runs, for every test of tests(r) whose verdict is not reproduced, the settings its
 // alternatives need (tag tag + "/alt", seeds seeds each) on setups, and returns t with their runs added:

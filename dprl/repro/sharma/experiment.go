@@ -201,6 +201,20 @@ func trainConfig(j Job, s *Setup, m, batch, steps int) (tc expertdp.TrainConfig,
 	return tc, sp, pT, nil
 }
 
+// certificate is the (ε, δ) job j certifies with its trainConfig's tc, split sp and p_T: ours' Certificate,
+// the baseline's budget, +Inf for the non-private learner, (0, 0) for the untrained network.
+func (j Job) certificate(tc expertdp.TrainConfig, sp Split, pT float64) (eps, delta float64) {
+	switch j.Method {
+	case NonPrivate:
+		return math.Inf(1), 0
+	case ExpertDPSGD:
+		return tc.Epsilon, tc.Delta
+	case Ours:
+		return Certificate(sp, pT)
+	}
+	return 0, 0
+}
+
 // stream is the random stream of the runs of setting set and seed: the same in every list of jobs, so that
 // a setting two figures share gives the same numbers in both.
 func stream(set Setting, seed int) uint64 {
@@ -243,14 +257,7 @@ func RunJobs(setups map[string]*Setup, jobs []Job, cfg ExperimentConfig) ([]Outc
 		}
 		tc.Learner, tc.Seed = learner, rng.Uint64()
 		out := Outcome{Job: j, PT: pT}
-		switch j.Method {
-		case NonPrivate:
-			out.CertEps = math.Inf(1)
-		case ExpertDPSGD:
-			out.CertEps, out.CertDelta = tc.Epsilon, tc.Delta
-		case Ours:
-			out.CertEps, out.CertDelta = Certificate(sp, pT)
-		}
+		out.CertEps, out.CertDelta = j.certificate(tc, sp, pT)
 		if j.Method == Untrained {
 			return out, out.evaluateInitial(s, learner, tc.Seed)
 		}

@@ -25,14 +25,7 @@ func fakeRun(j Job, v float64) Outcome {
 		panic(err)
 	}
 	o := Outcome{Job: j, Steps: 300, Return: v, Normalized: v + 0.02*(float64(j.Seed)-4.5), PT: pT}
-	switch j.Method {
-	case NonPrivate:
-		o.CertEps = math.Inf(1)
-	case ExpertDPSGD:
-		o.CertEps, o.CertDelta = tc.Epsilon, tc.Delta
-	case Ours:
-		o.CertEps, o.CertDelta = Certificate(sp, pT)
-	}
+	o.CertEps, o.CertDelta = j.certificate(tc, sp, pT)
 	if tc.P > 0 {
 		o.S, o.Private, o.Eps2, o.Eps2Exact = 1, 300, tc.Epsilon, tc.Epsilon
 	}

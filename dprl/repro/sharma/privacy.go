@@ -97,11 +97,9 @@ func PrivacyRows(cfg Config) ([]PrivacyRow, error) {
 			return nil, err
 		}
 		r := PrivacyRow{Setting: key, M: m, Abs: sp, PT: pT}
-		if j.Method == ExpertDPSGD || key.Method == ExpertDPSGD {
-			r.CertEps, r.CertDelta = tc.Epsilon, tc.Delta
-			r.Abs = Split{Eps2: tc.Epsilon, Delta2: tc.Delta}
-		} else {
-			r.CertEps, r.CertDelta = Certificate(sp, pT)
+		r.CertEps, r.CertDelta = j.certificate(tc, sp, pT)
+		if key.Method == ExpertDPSGD {
+			r.Abs = Split{Eps2: r.CertEps, Delta2: r.CertDelta}
 		}
 		if tc.P > 0 {
 			if r.S, r.Steps, r.Eps2, err = dpSteps(tc, m, cfg.Steps); err != nil {
