@@ -274,7 +274,9 @@ func sufficesTest(env string, alg expertdp.Algorithm, o Setting, alt *alternativ
 }
 
 // Fig3Claims records Fig. 3's claims from Fig3Data's table (fig3Tests) through out.
-func Fig3Claims(out report.Sink, t *experiment.Table) error { return record(out, t, (*runSet).fig3Tests) }
+func Fig3Claims(out report.Sink, t *experiment.Table) error {
+	return record(out, t, (*runSet).fig3Tests)
+}
 
 // record decides the tests the runs table t states and records them.
 func record(out report.Sink, t *experiment.Table, tests func(*runSet) []test) error {
@@ -332,7 +334,9 @@ func (r *runSet) fig4Tests() []test {
 }
 
 // Fig4Claims records Fig. 4's claims from Fig4Data's table (fig4Tests) through out.
-func Fig4Claims(out report.Sink, t *experiment.Table) error { return record(out, t, (*runSet).fig4Tests) }
+func Fig4Claims(out report.Sink, t *experiment.Table) error {
+	return record(out, t, (*runSet).fig4Tests)
+}
 
 // table2P is Table 2's CartPole ε = 10 row: the fraction of the non-private return at p = 0 / Table 1's p
 // / p = 1, per learner.
@@ -371,7 +375,9 @@ func (r *runSet) table2Tests() []test {
 }
 
 // Table2Claims records Table 2's claims from Table2Data's table (table2Tests) through out.
-func Table2Claims(out report.Sink, t *experiment.Table) error { return record(out, t, (*runSet).table2Tests) }
+func Table2Claims(out report.Sink, t *experiment.Table) error {
+	return record(out, t, (*runSet).table2Tests)
+}
 
 // withAlternatives runs, for every test of tests(r) whose verdict is not reproduced, the settings its
 // alternatives need (tag tag + "/alt", seeds seeds each) on setups, and returns t with their runs added:
