@@ -6,9 +6,10 @@ import (
 	"github.com/dprl-project/dprl/dprl/expertdp"
 )
 
-// DataRelease's constants for Sharma et al.'s Acrobot setting: (ε1, δ1) = (10, 1/3000), T = 25 examined
-// trajectories of at most L = 200 steps, p_min = 0.02. With 3000 experts that all agree on every action of
-// three, prefixes stay above the mean threshold for about 26 steps.
+// DataRelease's constants in a worked setting of ours (the paper prints none of these numbers): Sharma et
+// al.'s Acrobot split (ε1, δ1) = (10, 1/3000) and T = 25 examined trajectories, our bound L = 200 on their
+// length, p_min = 0.02. With 3000 experts that all agree on every action of three, prefixes stay above the
+// mean threshold for about 26 steps.
 func ExampleConstants() {
 	c, err := expertdp.Constants(10, 1.0/3000, 0.02, 25, 200)
 	if err != nil {
