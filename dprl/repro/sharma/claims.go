@@ -114,9 +114,9 @@ func (t test) substitute(a alternative) (test, bool) {
 	return u, changed
 }
 
-// decide is t's row: evaluate, and when the verdict is not reproduced its Robust, the verdict under each
-// of t's alternatives whose runs are in r (alternatives that change nothing are left out). Missing runs
-// make the alternative's verdict inconclusive, saying so.
+// decide is t's row: evaluate, and when a paper row's verdict is not reproduced its Robust, the verdict
+// under each of t's alternatives (alternatives that change nothing are left out; one whose runs r does not
+// hold gets the verdict "no runs", which the data functions prevent by running them, withAlternatives).
 func (r *runSet) decide(t test) repro.Claim {
 	c := r.evaluate(t)
 	if c.Verdict != repro.NotReproduced || (t.claim.Kind != repro.KindPaper && t.claim.Kind != repro.KindFigure) {
@@ -129,7 +129,7 @@ func (r *runSet) decide(t test) repro.Claim {
 			continue
 		}
 		v := "no runs"
-		if r.complete(u) {
+		if len(r.absent(u)) == 0 {
 			v = r.evaluate(u).Verdict
 		}
 		rob.Alternatives = append(rob.Alternatives, repro.Alternative{Setting: a.name, Verdict: v})
@@ -141,14 +141,15 @@ func (r *runSet) decide(t test) repro.Claim {
 	return c
 }
 
-// complete reports whether r holds runs of every setting t reads.
-func (r *runSet) complete(t test) bool {
+// absent are the settings t reads that r holds no run of.
+func (r *runSet) absent(t test) []Setting {
+	var out []Setting
 	for _, g := range append([]Setting{t.aAt, t.bAt}, t.groups...) {
 		if g != (Setting{}) && len(r.by[g]) == 0 {
-			return false
+			out = append(out, g)
 		}
 	}
-	return true
+	return out
 }
 
 // missing are the settings t's alternatives need that r does not hold, for a test whose verdict is not
@@ -159,14 +160,8 @@ func (r *runSet) missing(t test) []Setting {
 	}
 	var out []Setting
 	for _, a := range t.alts {
-		u, ok := t.substitute(a)
-		if !ok {
-			continue
-		}
-		for _, g := range append([]Setting{u.aAt, u.bAt}, u.groups...) {
-			if g != (Setting{}) && len(r.by[g]) == 0 {
-				out = append(out, g)
-			}
+		if u, ok := t.substitute(a); ok {
+			out = append(out, r.absent(u)...)
 		}
 	}
 	return out
