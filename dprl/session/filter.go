@@ -176,10 +176,11 @@ func RandomizedResponseRDP(eps, alpha float64) float64 {
 	if eps == 0 {
 		return 0
 	}
-	// ε − [log(1 + e^{−ε}) − log(1 + e^{−(2α−1)ε})]/(α−1), free of overflow; the bracket is computed to a
-	// few units of 1e−16, and 1e−15 more covers its rounding.
+	// ε − [log(1 + e^{−ε}) − log(1 + e^{−(2α−1)ε})]/(α−1), free of overflow. The bracket is computed to
+	// within a few units of 1e−16 (absolute), an error the division by α − 1 amplifies for orders near 1, so
+	// 1e−15/(α−1) more covers it, and 1e−15·(1 + ε) the rounding of the rest.
 	b := math.Log1p(math.Exp(-eps)) - math.Log1p(math.Exp(-(2*alpha-1)*eps))
-	r := eps - b/(alpha-1) + 1e-15*(1+eps)
+	r := eps - b/(alpha-1) + 1e-15*(1+eps) + 1e-15/(alpha-1)
 	return max(0, min(r, eps, alpha*eps*eps/2*(1+1e-15)))
 }
 

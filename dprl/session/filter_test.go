@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -37,6 +38,50 @@ func TestRandomizedResponseRDP(t *testing.T) {
 	}
 	if RandomizedResponseRDP(0, 2) != 0 {
 		t.Error("ε = 0 costs something")
+	}
+}
+
+// TestRandomizedResponseRDPAboveExact: the curve is never below randomized response's exact Rényi divergence,
+// computed in 60-digit arithmetic (mpmath) from the definition at the float64 ε and α below, orders close
+// to 1 (a Total may name them) included: there the bracket's rounding is amplified by 1/(α−1), and at
+// ε = 1e−6, α = 1.0001 the curve was 0 against the exact 5e−13.
+func TestRandomizedResponseRDPAboveExact(t *testing.T) {
+	for _, c := range []struct {
+		eps, alpha float64
+		exact      string
+	}{
+		{1e-06, 1.0001, "5.00049999999958270068547022439e-13"},
+		{1e-06, 1.001, "5.00499999999958107802381253847e-13"},
+		{1e-06, 1.1, "5.49999999999944077965177333706e-13"},
+		{0.001, 1.0001, "5.00049958320835850645522134339e-7"},
+		{0.001, 1.001, "5.00499958208170736658994394405e-7"},
+		{0.001, 1.01, "5.04999957066587739438174672103e-7"},
+		{0.01, 1.0001, "5.00045832124853757283604211636e-5"},
+		{0.01, 1.001, "5.00495820858533430908459685166e-5"},
+		{0.1, 1.0001, "4.99633624770226296318026514499e-3"},
+		{0.3, 1.01, "4.51054034060890471982076551375e-2"},
+		{1, 1.0001, "4.62156478435197867809504184208e-1"},
+		{1, 1.001, "4.62510259959311658603454507798e-1"},
+		{3, 1.001, "2.71625647049013236632469207152"},
+		{1e-08, 1.5, "7.50000000000000015758841245193e-17"},
+		{0.0001, 1.5, "7.49999998437500076257603722839e-9"},
+		{0.01, 1.5, "7.49984375437486592300550396334e-5"},
+		{0.1, 2, "9.95858439495622508554392451252e-3"},
+		{1, 1024, "9.99693781341624415606990229233e-1"},
+		{5, 3, "4.99664232576238493762422544768"},
+		{20, 1.25, "1.99999999917557598236612307765e+1"},
+	} {
+		exact, _, err := big.ParseFloat(c.exact, 10, 256, big.ToNearestEven)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := RandomizedResponseRDP(c.eps, c.alpha)
+		if new(big.Float).SetPrec(256).SetFloat64(got).Cmp(exact) < 0 {
+			t.Errorf("ε = %g, α = %g: %.17g below the exact %s", c.eps, c.alpha, got, c.exact)
+		}
+		if e, _ := exact.Float64(); got > e*(1+1e-6)+1e-12 {
+			t.Errorf("ε = %g, α = %g: %.17g, far above the exact %s", c.eps, c.alpha, got, c.exact)
+		}
 	}
 }
 
