@@ -39,10 +39,18 @@ func (sel Selection) Charge() Charge {
 	return Charge{Mechanism: sel.Mechanism, Epsilon: sel.Epsilon}
 }
 
-// Select charges the selection to the budget and then makes it on the private data (Release).
+// Select charges the selection to the budget and then makes it on the private data (Release). A NaN score
+// counts as Lo: that some trajectory scores NaN is data, and an error would tell it.
 func (s *Session) Select(sel Selection) (int, error) {
 	if err := sel.validate(); err != nil {
 		return 0, err
+	}
+	score := sel.Score
+	sel.Score = func(tr trajectory.Trajectory, j int) float64 {
+		if v := score(tr, j); !math.IsNaN(v) {
+			return v
+		}
+		return sel.Lo
 	}
 	choice := -1
 	err := s.Release(sel.Charge(), func(d *trajectory.Dataset, src mrand.Source) error {
@@ -54,7 +62,8 @@ func (s *Session) Select(sel Selection) (int, error) {
 }
 
 // Exponential is the selection's mechanism on a dataset, outside any session (for audits and public
-// data). A NaN score is an error naming the trajectory and candidate.
+// data). A NaN score is an error naming the trajectory and candidate (Session.Select counts it as Lo
+// instead).
 func Exponential(d *trajectory.Dataset, sel Selection, src mrand.Source) (int, error) {
 	if err := sel.validate(); err != nil {
 		return 0, err

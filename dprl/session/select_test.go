@@ -116,3 +116,29 @@ func TestAuditSelection(t *testing.T) {
 	}
 	t.Logf("claimed ε = %g: as implemented ≥ %.3f, unclipped ≥ %.3f (95%%)", sel.Epsilon, res.EpsilonLower, bad.EpsilonLower)
 }
+
+// TestSelectWhateverTheScores: a private selection never fails on what the data hold. A score that is NaN
+// for one trajectory (here: those that reach the goal) counts as the bottom of the range, Lo, so Select
+// still chooses; an error instead would be visible and tell that some trajectory scores NaN, which the
+// neighbouring dataset without that trajectory would not.
+func TestSelectWhateverTheScores(t *testing.T) {
+	cfg := fixture(t)
+	s, err := Init(cfg, Total{Epsilon: 1, Delta: 1e-5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nanAtGoal := func(tr trajectory.Trajectory, j int) float64 {
+		if r := rewardScore(tr, 0); r < -0.5 { // total reward 1: reached the goal
+			return math.NaN()
+		}
+		return rewardScore(tr, j)
+	}
+	j, err := s.Select(Selection{Mechanism: "nan scores", Epsilon: 0.2, Candidates: 3, Lo: -1, Hi: 0, Score: nanAtGoal})
+	if err != nil || j < 0 || j > 2 {
+		t.Errorf("select with a NaN score: %d, %v", j, err)
+	}
+	// Outside a session (public data), a NaN score is still reported.
+	if _, err := Exponential(chainData(t, 30, 1), Selection{Mechanism: "x", Epsilon: 1, Candidates: 2, Lo: -1, Hi: 0, Score: nanAtGoal}, rand.NewPCG(1, 1)); err == nil {
+		t.Error("Exponential accepted a NaN score")
+	}
+}
