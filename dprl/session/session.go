@@ -395,7 +395,8 @@ func (s *Session) Ledger() (*Ledger, error) {
 // process killed at any point has charged at least what it released. A charge that does not fit is
 // refused with a *BudgetError and run is not called. An error of run leaves the charge in place (nothing
 // may have been released, but the ledger cannot know) and comes back as a *ReleaseError, whose message
-// withholds the cause (it may describe the private data). run must not keep d or change it.
+// withholds the cause (it may describe the private data). That run failed is itself visible, so run should
+// not fail on anything the data hold (clip, clamp or skip instead). run must not keep d or change it.
 func (s *Session) Release(c Charge, run func(d *trajectory.Dataset, src mrand.Source) error) error {
 	if run == nil {
 		return check.Missing("run", "the release to run after the charge")

@@ -24,7 +24,9 @@
 // so neither leaves the session. Each explorer redraw on the private file (PrivateEstimateDraw) is a
 // charged release. Declared bounds are enforced rather than trusted:
 // DP-LSW and DP-LSL clip every first-visit return to [0, ReturnMax] ([−ReturnMax, ReturnMax] when Signed) and
-// count the clipped returns in Release.Clipped; GPOPE clips every step's gradient to Clip. Estimate refuses
+// count the clipped returns in Release.Clipped; GPOPE clips every step's gradient to Clip. On the private file
+// a state outside [0, NumStates) counts as the nearest valid one, so no trajectory can make a release fail
+// (a visible failure would itself tell on the trajectory). Estimate refuses
 // ε outside (0, ∞) and δ outside (0, 1): a release always has noise, and NonPrivate is the separately named,
 // explicitly non-private estimate.
 //

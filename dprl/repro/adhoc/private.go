@@ -62,15 +62,17 @@ func (a *Analysis) OpenBudget(out report.Sink) error {
 
 // privateRelease releases method m at ε on the private file through s: the charge (from public things
 // only) first, then the estimate. Only θ leaves the callback: the noise scale of DP-LSW and DP-LSL and the
-// number of clipped returns depend on the data and are not released.
+// number of clipped returns depend on the data and are not released. The estimate reads states through
+// totalStates, so no trajectory can make it fail.
 func (a *Analysis) privateRelease(s *session.Session, m Method, eps float64) ([]float64, error) {
 	c, err := a.Setup.Charge(m, s.Identity().Records, eps)
 	if err != nil {
 		return nil, err
 	}
+	setup := a.Setup.totalStates()
 	var theta []float64
 	err = s.Release(c, func(d *trajectory.Dataset, src rand.Source) error {
-		r, err := a.Setup.Estimate(m, d, eps, src)
+		r, err := setup.Estimate(m, d, eps, src)
 		if err != nil {
 			return err
 		}
@@ -78,6 +80,19 @@ func (a *Analysis) privateRelease(s *session.Session, m Method, eps float64) ([]
 		return nil
 	})
 	return theta, err
+}
+
+// totalStates is the setup with a state map that cannot fail: a state below 0 counts as 0, one at or past
+// NumStates as NumStates − 1. A release on the private data uses it, since a release that fails on some
+// trajectory's state is visible (a *session.ReleaseError) and tells the neighbouring datasets apart; the
+// planning data show whether the map covers the states (Setup.Validate).
+func (s *Setup) totalStates() *Setup {
+	t := *s
+	state, n := s.State, s.NumStates
+	if state != nil {
+		t.State = func(obs []float64) int { return min(max(state(obs), 0), n-1) }
+	}
+	return &t
 }
 
 // ReleaseBest releases, once, on the private file, the estimator with the smallest mean error at ε = eps

@@ -13,6 +13,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/report"
 	"github.com/dprl-project/dprl/dprl/session"
 	"github.com/dprl-project/dprl/mechanisms"
+	"github.com/dprl-project/dprl/trajectory"
 )
 
 // drawWatch is the private releases' noise source: it counts every draw and records, at each, how many
@@ -186,5 +187,37 @@ func TestPredictionScoreIsBounded(t *testing.T) {
 	}
 	if sc := s.predictionScore(tr, own); math.Abs(sc) > 1e-12 {
 		t.Errorf("a trajectory's own returns score %g", sc)
+	}
+}
+
+// TestPrivateReleaseWhateverTheStates: a release on the private file does not fail when some trajectory
+// visits an observation the public state map puts outside [0, NumStates): the failure would be visible
+// (a *session.ReleaseError, cause withheld or not) and would tell the neighbouring datasets apart with
+// certainty. Such a state counts as the nearest valid one.
+func TestPrivateReleaseWhateverTheStates(t *testing.T) {
+	a := tinyAnalysis(t)
+	if err := writeFiles(a, report.Discard, 60); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(a.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := trajectory.ReadCSV(f, a.Actions)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Trajectories[17].Steps[0].Obs[0] = float64(a.Setup.NumStates) // one past the last state
+	if err := a.Setup.Validate(d); err == nil {
+		t.Fatal("the altered file still validates")
+	}
+	if err := a.Write(report.Discard, d); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range Methods {
+		if err := a.Release(report.Discard, m, 0.5); err != nil {
+			t.Errorf("%v on a file with a state outside the map: %v", m, err)
+		}
 	}
 }
