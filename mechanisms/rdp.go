@@ -292,7 +292,9 @@ func splitExp(v float64) (m float64, x int) {
 // small, above the exact value (crosscheck/rdp_test.go holds it within 2e−15 of dp_accounting's). ok is false outside the range of this form (α > 64, or a factor that would overflow): logAFrac then.
 func logAFracRec(q, z, alpha float64, ec *erfcCache) (la float64, ok bool) {
 	z2 := z * z
-	z0 := z2*math.Log(1/q-1) + 0.5
+	// ln((1−q)/q) without forming 1/q − 1, which loses the digits of 1 − q as q nears 1: the exponents
+	// below carry z0, so its error would reach ln A multiplied by j/z².
+	z0 := z2*(math.Log1p(-q)-math.Log(q)) + 0.5
 	inv, sz := 1/(2*z2), math.Sqrt2*z
 	if !(alpha <= 64 && alpha*(alpha-2*z0)*inv < 600 && z0 > 0 && z0 < math.Inf(1)) {
 		return 0, false
@@ -375,7 +377,7 @@ func erfcxAsym(x float64) float64 {
 func logAFrac(q, z, alpha float64, ec *erfcCache) float64 {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	z2 := z * z
-	z0 := z2*math.Log(1/q-1) + 0.5
+	z0 := z2*(math.Log1p(-q)-math.Log(q)) + 0.5
 	inv, sz := 1/(2*z2), math.Sqrt2*z
 	// The signed sum A0 + A1 is kept as sum·e^M with a running maximum M of the terms' log magnitudes:
 	// one exp per term, and a rescale only when a larger term arrives.

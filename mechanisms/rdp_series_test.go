@@ -2,6 +2,7 @@ package mechanisms
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"testing"
 )
@@ -70,6 +71,47 @@ func TestRDPSeriesExact(t *testing.T) {
 		}
 		if !ok || got < c.lo || got > c.hi+1e-9*c.hi+1e-14 {
 			t.Errorf("q=%g z=%g α=%g: ln A %.17g (ok %v), exact in [%.17g, %.17g]", c.q, c.z, c.alpha, got, ok, c.lo, c.hi)
+		}
+	}
+}
+
+// TestRDPSeriesQNearOne: at sampling rates close to 1 with little noise (z0 = z²·ln((1−q)/q) + ½ just
+// above 0, the range of logAFracRec), ln A_α and the RDP are never below their exact values, from 60-digit
+// quadrature of the definition and 80-digit sums of the series (mpmath), which agree. ln(1/q − 1) computed
+// as written lost the digits of 1 − q, and logAFracRec, whose exponents carry z0 (e^{j(j−2z0)/(2z²)}),
+// turned that into ln A 1.4e−7 below the exact value at q = 1 − 1.3e−9.
+func TestRDPSeriesQNearOne(t *testing.T) {
+	for _, c := range []struct {
+		q, z, alpha    float64
+		exactLogA, rdp string
+	}{
+		{0.9999999986766394, 0.1357879349474624, 1.656117089906048, "29.465921382240591137711394948074207", "44.909547145708295546972292280037823"},
+		{0.9999999421014597, 0.11246821718123755, 1.4879351000041718, "28.698317143601542391068482478652999", "58.815848958921323918218040892691187"},
+		{0.9999218602916342, 0.22993577396171658, 2.9872835787205205, "56.142455549249619856410155091875976", "28.250852646503528152107109003067629"},
+		{0.9964690154837521, 0.29767574088562404, 1.3889423371275753, "3.0434177808427213708372697962976667", "7.8248560013266515049217989286864795"},
+	} {
+		la, ok := logAFracRec(c.q, c.z, c.alpha, nil)
+		if !ok {
+			t.Errorf("q=%g z=%g α=%g: outside logAFracRec's range", c.q, c.z, c.alpha)
+			continue
+		}
+		r, err := RDPPoissonGaussian(c.q, c.z, c.alpha)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []struct {
+			what  string
+			got   float64
+			exact string
+		}{{"ln A", la, c.exactLogA}, {"RDP", r, c.rdp}} {
+			exact, _, err := big.ParseFloat(v.exact, 10, 256, big.ToNearestEven)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, _ := exact.Float64()
+			if new(big.Float).SetPrec(256).SetFloat64(v.got).Cmp(exact) < 0 || v.got > e*(1+1e-9) {
+				t.Errorf("q=%g z=%g α=%g: %s %.17g, exact %s", c.q, c.z, c.alpha, v.what, v.got, v.exact)
+			}
 		}
 	}
 }
