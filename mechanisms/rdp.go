@@ -377,7 +377,7 @@ func erfcxAsym(x float64) float64 {
 func logAFrac(q, z, alpha float64, ec *erfcCache) float64 {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	z2 := z * z
-	z0 := z2*(math.Log1p(-q)-math.Log(q)) + 0.5
+	z0 := z2*(l1q-lq) + 0.5 // as in logAFracRec
 	inv, sz := 1/(2*z2), math.Sqrt2*z
 	// The signed sum A0 + A1 is kept as sum·e^M with a running maximum M of the terms' log magnitudes:
 	// one exp per term, and a rescale only when a larger term arrives.
