@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/dprl-project/dprl/mechanisms/internal/gauss"
 )
 
 // TestClipNonFinite: a gradient with a NaN or infinite entry is zeroed and reported by a NaN norm (the old
@@ -108,8 +110,9 @@ func TestClipFactor(t *testing.T) {
 }
 
 // TestNoiseStreams: AddGaussian is x + σ·Z with Z the generator's next NormFloat64, bit for bit; Gaussian
-// and DPSGD draw theirs from their Source in order, so mechanisms built on one Source with another
-// rand.Rand interleave their draws in program order (what the algorithm packages rely on).
+// draws its normals from its Source in order and DPSGD a 256-bit key (four Uint64) per AddNoise, so
+// mechanisms built on one Source with another rand.Rand interleave their draws in program order (what the
+// algorithm packages rely on).
 func TestNoiseStreams(t *testing.T) {
 	ref := rand.New(rand.NewPCG(3, 4))
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -131,8 +134,11 @@ func TestNoiseStreams(t *testing.T) {
 	v := shared.IntN(1000)
 	y := []float64{4, 5}
 	g.AddNoise(y)
-	want := []float64{ref.Float64(), 2 + 0.7*ref.NormFloat64(), 1 + 1.5*ref.NormFloat64(), -1 + 1.5*ref.NormFloat64(), 0 + 1.5*ref.NormFloat64(),
-		float64(ref.IntN(1000)), 4 + 0.7*ref.NormFloat64(), 5 + 0.7*ref.NormFloat64()}
+	want := []float64{ref.Float64(), 2 + 0.7*ref.NormFloat64()}
+	noisy := []float64{1, -1, 0}
+	gauss.Add([][]float64{noisy}, 1.5, 1, [4]uint64{ref.Uint64(), ref.Uint64(), ref.Uint64(), ref.Uint64()})
+	want = append(want, noisy...)
+	want = append(want, float64(ref.IntN(1000)), 4+0.7*ref.NormFloat64(), 5+0.7*ref.NormFloat64())
 	got := []float64{u, r, x[0], x[1], x[2], float64(v), y[0], y[1]}
 	for i := range want {
 		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/dprl-project/dprl/dprl/param"
+	"github.com/dprl-project/dprl/mechanisms/internal/gauss"
 )
 
 // Non-finite gradients. A per-example gradient with a NaN or infinite entry has no meaningful direction to
@@ -137,9 +138,10 @@ func dropNorm(norm float64) bool { return !(norm <= math.MaxFloat64) }
 type DPSGDParams struct {
 	Clip            float64 // C: per-example ℓ2 clipping norm, in (0, ∞)
 	NoiseMultiplier float64 // z: the sum gets N(0, (z·C)² I) noise, in (0, ∞): DPSGD always adds noise
-	// Src is the noise source: each aggregation draws one standard normal per coordinate from it, in order.
-	// A rand.Rand holds no state of its own, so a caller that wraps the same Source for other draws (another
-	// mechanism on the same stream) interleaves with the aggregation's draws in program order.
+	// Src is the noise source: each AddNoise call (one per aggregation, one per block of a network's
+	// gradient) draws four Uint64 from it, a 256-bit key from which the call's normals are computed (see
+	// AddScaledNoise). A rand.Rand holds no state of its own, so a caller that wraps the same Source for
+	// other draws (another mechanism on the same stream) interleaves with these in program order.
 	Src rand.Source
 }
 
@@ -183,12 +185,32 @@ func (a *DPSGD) Params() DPSGDParams { return a.p }
 func (a *DPSGD) ClipFactor(norm float64) float64 { return ClipFactor(norm, a.p.Clip) }
 
 // AddNoise adds the aggregation's noise to sum, the sum of one batch's clipped per-example gradients:
-// sum[i] + zC·Z_i (AddGaussian with σ = z·C), drawing Z_i in index order. Callers that hold the sum in
-// several slices (a network's layers) call it on each in a fixed order.
-func (a *DPSGD) AddNoise(sum []float64) {
-	for i := range sum {
-		sum[i] = AddGaussian(sum[i], a.sd, a.rng)
-	}
+// sum[i] + zC·Z_i rounded once, for independent standard normals Z_i (AddScaledNoise with scale 1).
+// Callers that hold the sum in several slices (a network's layers) call it on each in a fixed order.
+func (a *DPSGD) AddNoise(sum []float64) { AddScaledNoise(a, 1, sum) }
+
+// AddScaledNoise sets x[i] = (x[i] + zC·Z_i)·scale for the aggregation a, where x is the concatenation of
+// the slices of sum in order (a network's gradient blocks), with x[i] + zC·Z_i formed in float64 and
+// rounded once, the product rounded to F: the noisy sum and its division by the batch size (scale = 1/n)
+// in one pass, in either precision. Every call draws a fresh 256-bit key from a's Src (four Uint64) and
+// computes the standard normals Z_i from it, whatever the length of x and however it is cut into slices:
+//
+//   - the coordinates are cut into chunks of 1984 (16 iterations of math/rand/v2's ChaCha8 generator);
+//     chunk c is driven by a ChaCha8 generator whose seed is words 4c to 4c+3 of a ChaCha8 generator seeded
+//     with the key;
+//   - coordinate j of a chunk is word j of the chunk's generator through one step of a 256-layer ziggurat
+//     (Marsaglia & Tsang 2000): about 99.3% of words give their normal at once; the others are completed,
+//     in coordinate order, with the words that follow the chunk's last whole iteration (wedge test against
+//     the density; Marsaglia's exact tail beyond r = 3.654).
+//
+// So the Z_i are as unpredictable as Src (ChaCha8 expands the key), the same key gives the same bits
+// whatever GOMAXPROCS and instruction set (large vectors are filled on several goroutines, AVX-512 where
+// the processor has it, bit-identical to the portable code), and each Z_i has the standard normal law up
+// to the ziggurat's float64 rounding, with no truncation of the tail (package gauss documents the bounds).
+// This replaced one NormFloat64 per coordinate drawn from Src, so the noise stream of a seed changed then.
+func AddScaledNoise[F float32 | float64](a *DPSGD, scale float64, sum ...[]F) {
+	key := [4]uint64{a.rng.Uint64(), a.rng.Uint64(), a.rng.Uint64(), a.rng.Uint64()}
+	gauss.Add(sum, a.sd, scale, key)
 }
 
 // Aggregate clips each gradient in grads in place, writes their sum plus noise into dst (len(dst) must equal

@@ -180,12 +180,12 @@ func (m *Network[F]) Forward(x, out []F) []F {
 // WorkspaceOf holds a batch's activations and backpropagated errors in precision F. It is tied to one
 // architecture and a maximum batch size; a WorkspaceOf is not safe for concurrent use.
 type WorkspaceOf[F Float] struct {
-	batch int
-	n     int   // rows in use
-	acts  [][]F // acts[0] = input, acts[l+1] = layer l's output (after the activation for hidden layers)
-	delta [][]F // delta[l] = ∂loss/∂(pre-activation of layer l), batch × Sizes[l+1]
-	scale []F   // per-example clipping factors
-	noise []float64
+	batch  int
+	n      int   // rows in use
+	acts   [][]F // acts[0] = input, acts[l+1] = layer l's output (after the activation for hidden layers)
+	delta  [][]F // delta[l] = ∂loss/∂(pre-activation of layer l), batch × Sizes[l+1]
+	scale  []F   // per-example clipping factors
+	blocks [][]F // a gradient's blocks, for PrivateGradient's noise
 }
 
 // Workspace is the float64 WorkspaceOf.

@@ -185,24 +185,9 @@ func (ws *WorkspaceOf[F]) PrivateGradient(m *Network[F], dp *mechanisms.DPSGD, g
 	}
 	norms, dropped = ws.clip(m, dp.ClipFactor, g, norms)
 	inv := 1 / float64(ws.n)
-	g.Each(func(b []F) {
-		if b64, ok := any(b).([]float64); ok {
-			dp.AddNoise(b64)
-			for i := range b64 {
-				b64[i] *= inv
-			}
-			return
-		}
-		if cap(ws.noise) < len(b) {
-			ws.noise = make([]float64, len(b))
-		}
-		z := ws.noise[:len(b)]
-		clear(z)
-		dp.AddNoise(z)
-		for i := range b {
-			b[i] = F((float64(b[i]) + z[i]) * inv)
-		}
-	})
+	ws.blocks = ws.blocks[:0]
+	g.Each(func(b []F) { ws.blocks = append(ws.blocks, b) })
+	mechanisms.AddScaledNoise(dp, inv, ws.blocks...)
 	return norms, dropped, nil
 }
 

@@ -1,0 +1,51 @@
+//go:build !purego
+
+package gauss
+
+import "unsafe"
+
+//go:generate go run asm_gen.go
+
+// hasAVX512 reports whether the processor and operating system run AVX-512 (AVX512F with the opmask and
+// ZMM state enabled); tests switch it off to run the portable path.
+var hasAVX512 = detectAVX512()
+
+func detectAVX512() bool {
+	_, _, ecx1, _ := cpuid(1, 0)
+	if ecx1&(1<<27) == 0 { // OSXSAVE
+		return false
+	}
+	_, ebx7, _, _ := cpuid(7, 0)
+	xcr0, _ := xgetbv()
+	return ebx7&(1<<16) != 0 && xcr0&0xe6 == 0xe6
+}
+
+func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+func xgetbv() (eax, edx uint32)
+
+// zig64 runs iters iterations of math/rand/v2's ChaCha8 generator from seed (leaving the next iteration's
+// seed in it) and for each writes the iteration's 124 words to words (plus 4 more, overwritten by the next
+// iteration), adds σ·z to the elements of dst (124 an iteration, then times scale) whose word the
+// ziggurat's fast step accepts, and sets the bits of the others in rej: bit b of byte 16k + r for word
+// 8r + b of iteration k.
+//
+//go:noescape
+func zig64(seed *[4]uint64, iters int, dst unsafe.Pointer, words *uint64, rej *uint8, sigma, scale float64)
+
+// zig32 is zig64 for float32 elements (the sum formed in float64, then rounded).
+//
+//go:noescape
+func zig32(seed *[4]uint64, iters int, dst unsafe.Pointer, words *uint64, rej *uint8, sigma, scale float64)
+
+// kernel runs zig64 or zig32 on dst's element type; dst holds iters·124 elements.
+func kernel[F Float](seed *[4]uint64, iters int, dst []F, words []uint64, rej []uint8, sigma, scale float64) {
+	_, _ = words[iters*iterWords+3], rej[iters*16-1]
+	k := zig64
+	if unsafe.Sizeof(F(0)) == 4 {
+		k = zig32
+	}
+	k(seed, iters, unsafe.Pointer(&dst[:iters*iterWords][0]), &words[0], &rej[0], sigma, scale)
+}
+
+// setAVX512 switches the kernel on or off (tests).
+func setAVX512(on bool) { hasAVX512 = on && detectAVX512() }

@@ -1,0 +1,75 @@
+package gauss
+
+//go:generate go run table_gen.go
+
+import "math"
+
+// layers is the number of ziggurat layers: a word's low 8 bits choose one.
+const layers = 256
+
+// decode splits a word into its layer i (bits 0–7), its 52-bit position m (bits 12–63) and the point
+// x = m·2⁻⁵²·x_i; bit 8 is the sign, bits 9–11 are unused.
+func decode(w uint64) (i, m uint64, x float64) {
+	i, m = w&(layers-1), w>>12
+	return i, m, float64(int64(m)) * width[i]
+}
+
+// signed is x with the sign bit of word w (bit 8).
+func signed(x float64, w uint64) float64 {
+	return math.Float64frombits(math.Float64bits(x) | (w&0x100)<<55)
+}
+
+// fast is the ziggurat's one-word step: the signed point of w and whether it lies in its layer's core
+// (under x_{i+1}, so certainly under the density). About 99.3% of words do.
+func fast(w uint64) (z float64, ok bool) {
+	i, m, x := decode(w)
+	return signed(x, w), m < fastBelow[i]
+}
+
+// slow finishes a word that fast did not accept, drawing further words from next: the wedge test against
+// the density for layers 1–255, Marsaglia's exact tail beyond r for the base layer, and for a point the
+// wedge test rejects a fresh word from next, from the start.
+func slow(w uint64, next func() uint64) float64 {
+	for {
+		i, m, x := decode(w)
+		switch {
+		case m < fastBelow[i]:
+			return signed(x, w)
+		case i == 0:
+			return signed(tail(next), w)
+		}
+		// (x, y) uniform on the part of layer i beyond x_{i+1}: keep x if y is under the density.
+		u := float64(next()>>11) * 0x1p-53
+		if math.FMA(u, height[i+1]-height[i], height[i]) < math.Exp(-0.5*x*x) {
+			return signed(x, w)
+		}
+		w = next()
+	}
+}
+
+// tail draws from the standard normal conditioned on exceeding r (Marsaglia 1964): a = −ln(U₁)/r and
+// b = −ln(U₂) until 2b > a², then r + a. Exact, and untruncated: openUniform reaches down to 2⁻¹⁰⁰⁰, so a
+// can exceed the largest x whose density is a positive float64.
+func tail(next func() uint64) float64 {
+	for {
+		a := -math.Log(openUniform(next)) / tailStart
+		b := -math.Log(openUniform(next))
+		if b+b > a*a {
+			return tailStart + a
+		}
+	}
+}
+
+// openUniform is a uniform draw from (0, 1): the midpoint (2k+1)·2⁻⁵³ of the cell of a 52-bit k, except
+// that the cell [0, 2⁻⁵²) (k = 0) is refined by another draw scaled into it, down to cells of 2⁻¹⁰⁴⁰, so
+// that small values keep their probability at every scale.
+func openUniform(next func() uint64) float64 {
+	scale := 1.0
+	for {
+		k := next() >> 12
+		if k != 0 || scale < 0x1p-988 {
+			return float64(2*k+1) * 0x1p-53 * scale
+		}
+		scale *= 0x1p-52
+	}
+}
