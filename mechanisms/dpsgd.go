@@ -199,7 +199,7 @@ func (a *DPSGD) AddNoise(sum []float64) { AddScaledNoise(a, 1, sum) }
 //     chunk c is driven by a ChaCha8 generator whose seed is words 4c to 4c+3 of a ChaCha8 generator seeded
 //     with the key;
 //   - coordinate j of a chunk is word j of the chunk's generator through one step of a 256-layer ziggurat
-//     (Marsaglia & Tsang 2000): about 99.3% of words give their normal at once; the others are completed,
+//     (Marsaglia & Tsang 2000): 98.5% of words give their normal at once; the others are completed,
 //     in coordinate order, with the words that follow the chunk's last whole iteration (wedge test against
 //     the density; Marsaglia's exact tail beyond r = 3.654).
 //

@@ -283,7 +283,7 @@ func (ws *WorkspaceOf[F]) ExampleNormsSq(m *Network[F], dst []float64) []float64
 	for l := range m.W {
 		in, out := m.Sizes[l], m.Sizes[l+1]
 		for i := range ws.n {
-			dst[i] += sumSq(ws.delta[l][i*out:(i+1)*out]) * (sumSq(ws.acts[l][i*in:(i+1)*in]) + 1)
+			dst[i] += gemm.SumSq(ws.delta[l][i*out:(i+1)*out]) * (gemm.SumSq(ws.acts[l][i*in:(i+1)*in]) + 1)
 		}
 	}
 	return dst[:ws.n]
@@ -361,6 +361,6 @@ func (g *GradsOf[F]) Scale(c F) {
 // Norm is the ℓ2 norm over all entries (summed in float64).
 func (g *GradsOf[F]) Norm() float64 {
 	s := 0.0
-	g.Each(func(b []F) { s += sumSq(b) })
+	g.Each(func(b []F) { s += gemm.SumSq(b) })
 	return math.Sqrt(s)
 }

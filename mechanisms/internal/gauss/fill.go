@@ -51,12 +51,12 @@ func Add[F Float](dst [][]F, sigma, scale float64, key [4]uint64) {
 }
 
 // scratch is one worker's buffers: a chunk's words (and the kernel's 4 words of slack), its reject bits,
-// the rejected coordinates and a generator.
+// the rejected coordinates, the generator of the chunks' seeds and a chunk's generator.
 type scratch struct {
-	words [ChunkLen + 4]uint64
-	rej   [16 * ChunkLen / iterWords]uint8
-	js    []int
-	gen   rand.ChaCha8
+	words       [ChunkLen + 4]uint64
+	rej         [16 * ChunkLen / iterWords]uint8
+	js          []int
+	master, gen rand.ChaCha8
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -66,20 +66,16 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 func fillChunks[F Float](dst [][]F, key [4]uint64, c0, c1 int, sigma, scale float64) {
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
-	s.gen.Seed(seedBytes(key))
+	s.master.Seed(seedBytes(key))
 	for range 4 * c0 {
-		s.gen.Uint64()
-	}
-	seeds := make([][4]uint64, c1-c0)
-	for c := range seeds {
-		seeds[c] = [4]uint64{s.gen.Uint64(), s.gen.Uint64(), s.gen.Uint64(), s.gen.Uint64()}
+		s.master.Uint64()
 	}
 	v := vector[F]{parts: dst}
 	v.seek(c0 * ChunkLen)
-	var parts [][]F
-	for _, seed := range seeds {
-		parts = v.next(parts[:0], ChunkLen)
-		fillChunk(s, parts, seed, sigma, scale)
+	var buf [4][]F
+	for range c1 - c0 {
+		seed := [4]uint64{s.master.Uint64(), s.master.Uint64(), s.master.Uint64(), s.master.Uint64()}
+		fillChunk(s, v.next(buf[:0], ChunkLen), seed, sigma, scale)
 	}
 }
 

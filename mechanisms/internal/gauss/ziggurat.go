@@ -20,7 +20,7 @@ func signed(x float64, w uint64) float64 {
 }
 
 // fast is the ziggurat's one-word step: the signed point of w and whether it lies in its layer's core
-// (under x_{i+1}, so certainly under the density). About 99.3% of words do.
+// (under x_{i+1}, so certainly under the density). 98.5% of words do (Σ_i (x_{i+1}/x_i)/256).
 func fast(w uint64) (z float64, ok bool) {
 	i, m, x := decode(w)
 	return signed(x, w), m < fastBelow[i]
@@ -38,13 +38,18 @@ func slow(w uint64, next func() uint64) float64 {
 		case i == 0:
 			return signed(tail(next), w)
 		}
-		// (x, y) uniform on the part of layer i beyond x_{i+1}: keep x if y is under the density.
-		u := float64(next()>>11) * 0x1p-53
-		if math.FMA(u, height[i+1]-height[i], height[i]) < math.Exp(-0.5*x*x) {
+		if wedge(i, x, next) {
 			return signed(x, w)
 		}
 		w = next()
 	}
+}
+
+// wedge completes the point at x of layer i ≥ 1, beyond x_{i+1}, with a height y uniform between the
+// layer's heights (from one word of next) and reports whether (x, y) lies under the density.
+func wedge(i uint64, x float64, next func() uint64) bool {
+	u := float64(next()>>11) * 0x1p-53
+	return math.FMA(u, height[i+1]-height[i], height[i]) < math.Exp(-0.5*x*x)
 }
 
 // tail draws from the standard normal conditioned on exceeding r (Marsaglia 1964): a = −ln(U₁)/r and

@@ -55,6 +55,17 @@ func main() {
 	} {
 		writeDot8(w, d.name, d.fma, d.mov, d.size)
 	}
+	for _, q := range []struct {
+		name, reg, load string
+		vecs, step   int // accumulator registers; bytes of x per register load
+	}{
+		{"sumSq64", "Z", "VMOVUPD", 2, 64},
+		{"sumSq32", "Z", "VCVTPS2PD", 2, 32},
+		{"sumSq64avx2", "Y", "VMOVUPD", 4, 32},
+		{"sumSq32avx2", "Y", "VCVTPS2PD", 4, 16},
+	} {
+		writeSumSq(w, q.name, q.reg, q.load, q.vecs, q.step)
+	}
 	if err := os.WriteFile("kernel_amd64.s", []byte(s.String()), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -165,5 +176,38 @@ func writeDot8(w func(string, ...any), name, fma, mov string, size int) {
 	for t := range 8 {
 		w("\t%s X%d, %d(SI)", mov, t, t*size)
 	}
+	w("\tRET")
+}
+
+// writeSumSq writes name(x unsafe.Pointer, blocks int, acc *[16]float64): for each of blocks blocks of 16
+// elements of x, element k (converted to float64) squared and added by a fused multiply-add to
+// accumulator k; the accumulators (starting at 0) are stored to acc. vecs registers of 16/vecs lanes hold
+// them, in order.
+func writeSumSq(w func(string, ...any), name, reg, load string, vecs, step int) {
+	r := func(i int) string { return fmt.Sprintf("%s%d", reg, i) }
+	w("")
+	w("// func %s(x unsafe.Pointer, blocks int, acc *[16]float64)", name)
+	w("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+	w("\tMOVQ x+0(FP), SI")
+	w("\tMOVQ blocks+8(FP), CX")
+	w("\tMOVQ acc+16(FP), DI")
+	for v := range vecs {
+		w("\tVXORPD %s, %s, %s", r(v), r(v), r(v))
+	}
+	w("\tTESTQ CX, CX")
+	w("\tJE done_%s", name)
+	w("loop_%s:", name)
+	for v := range vecs {
+		w("\t%s %d(SI), %s", load, v*step, r(vecs+v))
+		w("\tVFMADD231PD %s, %s, %s", r(vecs+v), r(vecs+v), r(v))
+	}
+	w("\tADDQ $%d, SI", vecs*step)
+	w("\tDECQ CX")
+	w("\tJNE loop_%s", name)
+	w("done_%s:", name)
+	for v := range vecs {
+		w("\tVMOVUPD %s, %d(DI)", r(v), v*128/vecs)
+	}
+	w("\tVZEROUPPER")
 	w("\tRET")
 }

@@ -216,3 +216,38 @@ func benchMul[F Float](b *testing.B, ks kernelSet) {
 	}
 	b.ReportMetric(2*n*n*n/(float64(b.Elapsed().Nanoseconds())/float64(b.N)), "GFLOP/s")
 }
+
+// TestSumSq: every kernel gives the defining order's bits (written out here independently), at lengths
+// around the block of 16, and the sum is Σ x² to rounding.
+func TestSumSq(t *testing.T) {
+	t.Run("float64", func(t *testing.T) { testSumSq[float64](t) })
+	t.Run("float32", func(t *testing.T) { testSumSq[float32](t) })
+}
+
+func testSumSq[F Float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	defer func() { active = detected }()
+	for _, n := range []int{0, 1, 4, 8, 15, 16, 17, 31, 32, 33, 256, 263, 1000} {
+		x := randMat[F](rng, 1, n, n)
+		var acc [16]float64
+		for j, v := range x {
+			acc[j%16] = math.FMA(float64(v), float64(v), acc[j%16])
+		}
+		r8 := [8]float64{}
+		for k := range r8 {
+			r8[k] = acc[k] + acc[k+8]
+		}
+		r4 := [4]float64{r8[0] + r8[4], r8[1] + r8[5], r8[2] + r8[6], r8[3] + r8[7]}
+		want := (r4[0] + r4[2]) + (r4[1] + r4[3])
+		plain := 0.0
+		for _, v := range x {
+			plain += float64(v) * float64(v)
+		}
+		for _, ks := range available() {
+			active = ks
+			if got := SumSq(x); math.Float64bits(got) != math.Float64bits(want) || math.Abs(got-plain) > 1e-13*plain {
+				t.Errorf("%s, n = %d: SumSq = %v, defining order %v, plain sum %v", ks.name, n, got, want, plain)
+			}
+		}
+	}
+}

@@ -85,3 +85,40 @@ func dot8x64(k int, x, w unsafe.Pointer, stride int, out unsafe.Pointer)
 //
 //go:noescape
 func dot8x32(k int, x, w unsafe.Pointer, stride int, out unsafe.Pointer)
+
+// sumSqBlocks runs the set's sumSq kernel for F on blocks·16 values at x (called directly, so that acc
+// stays on the caller's stack).
+func sumSqBlocks[F Float](ks kernelSet, x *F, blocks int, acc *[16]float64) {
+	p := unsafe.Pointer(x)
+	switch {
+	case ks.name == "avx512" && is32[F]():
+		sumSq32(p, blocks, acc)
+	case ks.name == "avx512":
+		sumSq64(p, blocks, acc)
+	case is32[F]():
+		sumSq32avx2(p, blocks, acc)
+	default:
+		sumSq64avx2(p, blocks, acc)
+	}
+}
+
+// sumSq64 adds the squares of blocks·16 float64 values at x to 16 accumulators (element k of a block to
+// accumulator k, by fused multiply-adds in order, from 0) and stores them to acc: AVX-512, two registers.
+//
+//go:noescape
+func sumSq64(x unsafe.Pointer, blocks int, acc *[16]float64)
+
+// sumSq32 is sumSq64 for float32 values, each converted to float64 exactly.
+//
+//go:noescape
+func sumSq32(x unsafe.Pointer, blocks int, acc *[16]float64)
+
+// sumSq64avx2 is sumSq64 with AVX2 and FMA3: four registers.
+//
+//go:noescape
+func sumSq64avx2(x unsafe.Pointer, blocks int, acc *[16]float64)
+
+// sumSq32avx2 is sumSq32 with AVX2 and FMA3.
+//
+//go:noescape
+func sumSq32avx2(x unsafe.Pointer, blocks int, acc *[16]float64)

@@ -726,3 +726,111 @@ done_dot8x32:
 	VMOVSS X6, 24(SI)
 	VMOVSS X7, 28(SI)
 	RET
+
+// func sumSq64(x unsafe.Pointer, blocks int, acc *[16]float64)
+TEXT ·sumSq64(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVQ acc+16(FP), DI
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	TESTQ CX, CX
+	JE done_sumSq64
+loop_sumSq64:
+	VMOVUPD 0(SI), Z2
+	VFMADD231PD Z2, Z2, Z0
+	VMOVUPD 64(SI), Z3
+	VFMADD231PD Z3, Z3, Z1
+	ADDQ $128, SI
+	DECQ CX
+	JNE loop_sumSq64
+done_sumSq64:
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VZEROUPPER
+	RET
+
+// func sumSq32(x unsafe.Pointer, blocks int, acc *[16]float64)
+TEXT ·sumSq32(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVQ acc+16(FP), DI
+	VXORPD Z0, Z0, Z0
+	VXORPD Z1, Z1, Z1
+	TESTQ CX, CX
+	JE done_sumSq32
+loop_sumSq32:
+	VCVTPS2PD 0(SI), Z2
+	VFMADD231PD Z2, Z2, Z0
+	VCVTPS2PD 32(SI), Z3
+	VFMADD231PD Z3, Z3, Z1
+	ADDQ $64, SI
+	DECQ CX
+	JNE loop_sumSq32
+done_sumSq32:
+	VMOVUPD Z0, 0(DI)
+	VMOVUPD Z1, 64(DI)
+	VZEROUPPER
+	RET
+
+// func sumSq64avx2(x unsafe.Pointer, blocks int, acc *[16]float64)
+TEXT ·sumSq64avx2(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVQ acc+16(FP), DI
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	TESTQ CX, CX
+	JE done_sumSq64avx2
+loop_sumSq64avx2:
+	VMOVUPD 0(SI), Y4
+	VFMADD231PD Y4, Y4, Y0
+	VMOVUPD 32(SI), Y5
+	VFMADD231PD Y5, Y5, Y1
+	VMOVUPD 64(SI), Y6
+	VFMADD231PD Y6, Y6, Y2
+	VMOVUPD 96(SI), Y7
+	VFMADD231PD Y7, Y7, Y3
+	ADDQ $128, SI
+	DECQ CX
+	JNE loop_sumSq64avx2
+done_sumSq64avx2:
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VZEROUPPER
+	RET
+
+// func sumSq32avx2(x unsafe.Pointer, blocks int, acc *[16]float64)
+TEXT ·sumSq32avx2(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVQ acc+16(FP), DI
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	TESTQ CX, CX
+	JE done_sumSq32avx2
+loop_sumSq32avx2:
+	VCVTPS2PD 0(SI), Y4
+	VFMADD231PD Y4, Y4, Y0
+	VCVTPS2PD 16(SI), Y5
+	VFMADD231PD Y5, Y5, Y1
+	VCVTPS2PD 32(SI), Y6
+	VFMADD231PD Y6, Y6, Y2
+	VCVTPS2PD 48(SI), Y7
+	VFMADD231PD Y7, Y7, Y3
+	ADDQ $64, SI
+	DECQ CX
+	JNE loop_sumSq32avx2
+done_sumSq32avx2:
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VZEROUPPER
+	RET
