@@ -57,7 +57,7 @@ func main() {
 	}
 	for _, q := range []struct {
 		name, reg, load string
-		vecs, step   int // accumulator registers; bytes of x per register load
+		vecs, step      int // accumulator registers; bytes of x per register load
 	}{
 		{"sumSq64", "Z", "VMOVUPD", 2, 64},
 		{"sumSq32", "Z", "VCVTPS2PD", 2, 32},
