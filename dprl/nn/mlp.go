@@ -300,28 +300,42 @@ func sumSq[F Float](v []F) float64 {
 
 // Gradient sets g to Σ_i scale_i·∇ℓ_i (scale nil: all 1) for the batch of the last Backward: one matrix
 // product per layer whatever the scales, which is how clipped DP-SGD costs no more than plain SGD. With
-// scales it rescales the stored errors, so call ExampleNormsSq first.
+// scales it rescales, for each layer, the stored errors or (when the layer has fewer inputs than outputs)
+// the stored inputs, the smaller of the two, so call ExampleNormsSq first.
 func (ws *WorkspaceOf[F]) Gradient(m *Network[F], scale []F, g *GradsOf[F]) {
 	n := ws.n
 	for l := range m.W {
 		in, out := m.Sizes[l], m.Sizes[l+1]
-		d := ws.delta[l][:n*out]
+		d, a := ws.delta[l][:n*out], ws.acts[l][:n*in]
 		gb := g.B[l][:out]
 		clear(gb)
 		for i := range n {
 			row := d[i*out : (i+1)*out]
-			if scale != nil {
-				s := scale[i]
-				for j := range row {
-					row[j] *= s
+			switch {
+			case scale == nil:
+				for j, v := range row { // G_B = column sums of D
+					gb[j] += v
 				}
-			}
-			for j, v := range row { // G_B = column sums of D
-				gb[j] += v
+			case in < out: // scale the input row; G_B = Σ_i s_i·δ_i
+				s := scale[i]
+				ar := a[i*in : (i+1)*in]
+				for j := range ar {
+					ar[j] *= s
+				}
+				for j, v := range row {
+					gb[j] += s * v
+				}
+			default: // scale the error row and sum it in one pass
+				s := scale[i]
+				for j, v := range row {
+					v *= s
+					row[j] = v
+					gb[j] += v
+				}
 			}
 		}
 		// G_W = Dᵀ·A
-		gemm.Mul(out, in, n, matOf(d, out, true), matOf(ws.acts[l], in, false), g.W[l], in, false)
+		gemm.Mul(out, in, n, matOf(d, out, true), matOf(a, in, false), g.W[l], in, false)
 	}
 }
 

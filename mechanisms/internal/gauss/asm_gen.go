@@ -47,6 +47,7 @@ func main() {
 	w("")
 	writeKernel(w, "zig64", 8)
 	writeKernel(w, "zig32", 4)
+	writeKernel(w, "chacha8x16", 0)
 	if err := os.WriteFile("kernel_amd64.s", []byte(s.String()), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -54,7 +55,8 @@ func main() {
 }
 
 // writeKernel writes name(seed *[4]uint64, iters int, dst unsafe.Pointer, words *uint64, rej *uint8,
-// sigma, scale float64) for elements of size bytes (8: float64, 4: float32); see kernel_amd64.go.
+// sigma, scale float64) for elements of size bytes (8: float64, 4: float32), or for size 0
+// name(seed *[4]uint64, iters int, words *uint64), the generator's words alone; see kernel_amd64.go.
 //
 // Registers: Z0–Z15 the sixteen state words (Z_j holds word j of blocks 0–15), then the output registers;
 // Z16 the layer mask 0xff, Z17 2⁵² (the bits 0x4330000000000000), Z18 the sign bit, Z19 σ, Z20 the scale,
@@ -62,26 +64,16 @@ func main() {
 // register that are not the next seed.
 func writeKernel(w func(string, ...any), name string, size int) {
 	w("")
-	w("// func %s(seed *[4]uint64, iters int, dst unsafe.Pointer, words *uint64, rej *uint8, sigma, scale float64)", name)
-	w("TEXT ·%s(SB), NOSPLIT, $0-56", name)
-	w("\tMOVQ seed+0(FP), AX")
-	w("\tMOVQ iters+8(FP), CX")
-	w("\tMOVQ dst+16(FP), DI")
-	w("\tMOVQ words+24(FP), BX")
-	w("\tMOVQ rej+32(FP), SI")
-	w("\tVPBROADCASTQ sigma+40(FP), Z19")
-	w("\tVPBROADCASTQ scale+48(FP), Z20")
-	w("\tLEAQ ·width(SB), R8")
-	w("\tLEAQ ·fastBelow(SB), R9")
-	w("\tVMOVDQU32 lanes<>(SB), Z24")
-	w("\tMOVQ $0xff, DX")
-	w("\tVPBROADCASTQ DX, Z16")
-	w("\tMOVQ $0x4330000000000000, DX")
-	w("\tVPBROADCASTQ DX, Z17")
-	w("\tMOVQ $0x8000000000000000, DX")
-	w("\tVPBROADCASTQ DX, Z18")
-	w("\tMOVL $15, DX")
-	w("\tKMOVB DX, K4")
+	if size == 0 {
+		w("// func %s(seed *[4]uint64, iters int, words *uint64)", name)
+		w("TEXT ·%s(SB), NOSPLIT, $0-24", name)
+		w("\tMOVQ seed+0(FP), AX")
+		w("\tMOVQ iters+8(FP), CX")
+		w("\tMOVQ words+16(FP), BX")
+		w("\tVMOVDQU32 lanes<>(SB), Z24")
+	} else {
+		writeZigPrologue(w, name)
+	}
 	w("loop:")
 	w("\tTESTQ CX, CX")
 	w("\tJZ done")
@@ -134,17 +126,50 @@ func writeKernel(w func(string, ...any), name string, size int) {
 		w("\tVSHUFI64X2 $0xdd, Z27, Z25, Z%d", C)    // [A2 B2 C2 D2]: group 2
 		w("\tVSHUFI64X2 $0xdd, Z28, Z26, Z%d", D)    // [A3 B3 C3 D3]: group 3
 		for c, reg := range []int{A, B, C, D} {
+			if size == 0 {
+				w("\tVMOVDQU64 Z%d, %d(BX)", reg, 64*(4*c+a))
+				if c == 3 && a == 3 {
+					w("\tVEXTRACTI64X4 $1, Z%d, (AX)", reg)
+				}
+				continue
+			}
 			zigStep(w, reg, 4*c+a, size)
 		}
 	}
-	w("\tADDQ $%d, DI", size*124)
+	if size > 0 {
+		w("\tADDQ $%d, DI", size*124)
+		w("\tADDQ $16, SI")
+	}
 	w("\tADDQ $%d, BX", 8*124)
-	w("\tADDQ $16, SI")
 	w("\tDECQ CX")
 	w("\tJMP loop")
 	w("done:")
 	w("\tVZEROUPPER")
 	w("\tRET")
+}
+
+// writeZigPrologue loads a ziggurat kernel's arguments and constants.
+func writeZigPrologue(w func(string, ...any), name string) {
+	w("// func %s(seed *[4]uint64, iters int, dst unsafe.Pointer, words *uint64, rej *uint8, sigma, scale float64)", name)
+	w("TEXT ·%s(SB), NOSPLIT, $0-56", name)
+	w("\tMOVQ seed+0(FP), AX")
+	w("\tMOVQ iters+8(FP), CX")
+	w("\tMOVQ dst+16(FP), DI")
+	w("\tMOVQ words+24(FP), BX")
+	w("\tMOVQ rej+32(FP), SI")
+	w("\tVPBROADCASTQ sigma+40(FP), Z19")
+	w("\tVPBROADCASTQ scale+48(FP), Z20")
+	w("\tLEAQ ·width(SB), R8")
+	w("\tLEAQ ·fastBelow(SB), R9")
+	w("\tVMOVDQU32 lanes<>(SB), Z24")
+	w("\tMOVQ $0xff, DX")
+	w("\tVPBROADCASTQ DX, Z16")
+	w("\tMOVQ $0x4330000000000000, DX")
+	w("\tVPBROADCASTQ DX, Z17")
+	w("\tMOVQ $0x8000000000000000, DX")
+	w("\tVPBROADCASTQ DX, Z18")
+	w("\tMOVL $15, DX")
+	w("\tKMOVB DX, K4")
 }
 
 // zigStep runs the ziggurat's fast step on output register t, words 8r to 8r+7 of the iteration: stores

@@ -51,12 +51,39 @@ func Add[F Float](dst [][]F, sigma, scale float64, key [4]uint64) {
 }
 
 // scratch is one worker's buffers: a chunk's words (and the kernel's 4 words of slack), its reject bits,
-// the rejected coordinates, the generator of the chunks' seeds and a chunk's generator.
+// the rejected coordinates, the generator of the chunks' seeds, and the words that finish the rejected
+// coordinates (retryNext).
 type scratch struct {
 	words       [ChunkLen + 4]uint64
 	rej         [16 * ChunkLen / iterWords]uint8
 	js          []int
 	master, gen rand.ChaCha8
+	extra       [iterWords + 4]uint64
+	retry       []uint64  // words of the chunk's generator computed ahead, served first
+	pending     [4]uint64 // gen's seed, once retry is used up, if !seeded
+	seeded      bool
+}
+
+// startRetry prepares retryNext to continue the chunk's generator from seed, the seed of the iteration
+// after the chunk's last: with the kernel, one iteration ahead (enough for all but about one chunk in
+// 10⁵⁰), then gen.
+func (s *scratch) startRetry(seed [4]uint64) {
+	chacha8x16(&seed, 1, &s.extra[0])
+	s.retry, s.pending, s.seeded = s.extra[:iterWords], seed, false
+}
+
+// retryNext is the chunk generator's next word after the chunk's last whole iteration.
+func (s *scratch) retryNext() uint64 {
+	if len(s.retry) > 0 {
+		w := s.retry[0]
+		s.retry = s.retry[1:]
+		return w
+	}
+	if !s.seeded {
+		s.gen.Seed(seedBytes(s.pending))
+		s.seeded = true
+	}
+	return s.gen.Uint64()
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -125,9 +152,9 @@ func fillChunk[F Float](s *scratch, x [][]F, seed [4]uint64, sigma, scale float6
 	if hasAVX512 {
 		kernelChunk(s, x, &seed, sigma, scale)
 		for k := 0; k*iterWords < n; k++ {
-			for r, b := range s.rej[16*k : 16*k+16] {
-				for ; b != 0; b &= b - 1 {
-					if j := k*iterWords + 8*r + bits.TrailingZeros8(b); j < n {
+			for h := range 2 { // bit b of byte r of an iteration's 16 is its word 8r + b
+				for b := binary.LittleEndian.Uint64(s.rej[16*k+8*h:]); b != 0; b &= b - 1 {
+					if j := k*iterWords + 64*h + bits.TrailingZeros64(b); j < n {
 						s.js = append(s.js, j)
 					}
 				}
@@ -136,10 +163,11 @@ func fillChunk[F Float](s *scratch, x [][]F, seed [4]uint64, sigma, scale float6
 		if len(s.js) == 0 {
 			return
 		}
-		s.gen.Seed(seedBytes(seed))
+		s.startRetry(seed)
 	} else {
 		words := s.words[:(n+iterWords-1)/iterWords*iterWords]
 		s.gen.Seed(seedBytes(seed))
+		s.retry, s.seeded = nil, true
 		for j := range words {
 			words[j] = s.gen.Uint64()
 		}
@@ -161,7 +189,7 @@ func fillChunk[F Float](s *scratch, x [][]F, seed [4]uint64, sigma, scale float6
 	for _, j := range s.js {
 		v.seek(j - at)
 		at = j
-		z := slow(s.words[j], s.gen.Uint64)
+		z := slow(s.words[j], s.retryNext)
 		e := &v.parts[v.p][v.o]
 		*e = F(math.FMA(sigma, z, float64(*e)) * scale)
 	}

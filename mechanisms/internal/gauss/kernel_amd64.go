@@ -37,14 +37,22 @@ func zig64(seed *[4]uint64, iters int, dst unsafe.Pointer, words *uint64, rej *u
 //go:noescape
 func zig32(seed *[4]uint64, iters int, dst unsafe.Pointer, words *uint64, rej *uint8, sigma, scale float64)
 
-// kernel runs zig64 or zig32 on dst's element type; dst holds iters·124 elements.
+// chacha8x16 writes iters iterations of math/rand/v2's ChaCha8 generator from seed to words (124 words an
+// iteration, plus 4 more) and leaves the next iteration's seed in seed.
+//
+//go:noescape
+func chacha8x16(seed *[4]uint64, iters int, words *uint64)
+
+// kernel runs zig64 or zig32 on dst's element type; dst holds iters·124 elements. (Direct calls, so that
+// nothing escapes to the heap.)
 func kernel[F Float](seed *[4]uint64, iters int, dst []F, words []uint64, rej []uint8, sigma, scale float64) {
 	_, _ = words[iters*iterWords+3], rej[iters*16-1]
-	k := zig64
+	p := unsafe.Pointer(&dst[:iters*iterWords][0])
 	if unsafe.Sizeof(F(0)) == 4 {
-		k = zig32
+		zig32(seed, iters, p, &words[0], &rej[0], sigma, scale)
+	} else {
+		zig64(seed, iters, p, &words[0], &rej[0], sigma, scale)
 	}
-	k(seed, iters, unsafe.Pointer(&dst[:iters*iterWords][0]), &words[0], &rej[0], sigma, scale)
 }
 
 // setAVX512 switches the kernel on or off (tests).

@@ -57,3 +57,20 @@ func TestKernelMatchesPortable(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryWords: the words that finish rejected coordinates continue the chunk's generator, past the
+// iteration the kernel computes ahead.
+func TestRetryWords(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512 kernel on this processor")
+	}
+	seed := [4]uint64{5, 6, 7, 8}
+	ref := rand.NewChaCha8(seedBytes(seed))
+	var s scratch
+	s.startRetry(seed)
+	for i := range 3 * iterWords {
+		if w, want := s.retryNext(), ref.Uint64(); w != want {
+			t.Fatalf("retry word %d = %#x, want %#x", i, w, want)
+		}
+	}
+}

@@ -268,7 +268,7 @@ func TestUntruncatedTail(t *testing.T) {
 // (by Simpson's rule), and the kept points' positions follow that density (KS).
 func TestWedge(t *testing.T) {
 	rng := rand.NewChaCha8([32]byte{3})
-	for _, i := range []uint64{1, 2, 50, 128, 200, 254, 255} {
+	for _, i := range []uint64{1, 2, 50, 128, 200, 203, 204, 205, 254, 255} {
 		x0, x1 := math.Ldexp(width[i], 52), 0.0
 		if i+1 < layers {
 			x1 = math.Ldexp(width[i+1], 52)
@@ -291,10 +291,8 @@ func TestWedge(t *testing.T) {
 			// a word in layer i beyond the fast bound: m uniform in [fastBelow[i], 2⁵²)
 			m := fastBelow[i] + rng.Uint64()%(1<<52-fastBelow[i])
 			w := m<<12 | i
-			u := uint64(0)
-			next := func() uint64 { u = rng.Uint64(); return u }
 			_, _, x := decode(w)
-			if wedge(i, x, next) {
+			if wedge(i, x, float64(rng.Uint64()>>11)*0x1p-53) {
 				kept = append(kept, x)
 			}
 		}
@@ -436,5 +434,31 @@ func TestStream(t *testing.T) {
 				t.Fatalf("n = %d: coordinate %d = %v, definition %v", n, i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestChordTest: wherever the chord decides the wedge test, it agrees with the test against the density
+// (math.Exp), in every layer; and it leaves few points to the exponential.
+func TestChordTest(t *testing.T) {
+	rng := rand.NewChaCha8([32]byte{4})
+	undecided, total := 0, 0
+	for i := uint64(1); i < layers; i++ {
+		for range 20000 {
+			m := fastBelow[i] + rng.Uint64()%(1<<52-fastBelow[i])
+			_, _, x := decode(m<<12 | i)
+			u := float64(rng.Uint64()>>11) * 0x1p-53
+			keep, ok := chordTest(i, x, u)
+			total++
+			if !ok {
+				undecided++
+				continue
+			}
+			if exact := math.FMA(u, height[i+1]-height[i], height[i]) < math.Exp(-0.5*x*x); keep != exact {
+				t.Fatalf("layer %d, x = %v, u = %v: chord says %v, density %v", i, x, u, keep, exact)
+			}
+		}
+	}
+	if f := float64(undecided) / float64(total); f > 0.01 {
+		t.Errorf("the chord left %.2g of the points to the exponential, want under 1%%", f)
 	}
 }

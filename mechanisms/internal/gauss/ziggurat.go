@@ -38,22 +38,59 @@ func slow(w uint64, next func() uint64) float64 {
 		case i == 0:
 			return signed(tail(next), w)
 		}
-		if wedge(i, x, next) {
+		if wedge(i, x, float64(next()>>11)*0x1p-53) {
 			return signed(x, w)
 		}
 		w = next()
 	}
 }
 
-// wedge completes the point at x of layer i ≥ 1, beyond x_{i+1}, with a height y uniform between the
-// layer's heights (from one word of next) and reports whether (x, y) lies under the density.
-func wedge(i uint64, x float64, next func() uint64) bool {
-	u := float64(next()>>11) * 0x1p-53
+// wedge reports whether the point at x of layer i ≥ 1, beyond x_{i+1}, with a height y a fraction u of the
+// way up the layer lies under the density: by the chord where that decides it (chordTest), else against
+// math.Exp.
+func wedge(i uint64, x, u float64) bool {
+	if keep, ok := chordTest(i, x, u); ok {
+		return keep
+	}
 	return math.FMA(u, height[i+1]-height[i], height[i]) < math.Exp(-0.5*x*x)
 }
 
+// chordTest decides the wedge test without the exponential for all but about 0.4% of points: where the
+// density is convex across the layer it lies under the chord between the layer's corners and within
+// chordGap of it, where concave above it and within chordGap. In the layer's units the chord's height at
+// x is t = (x_i − x)/(x_i − x_{i+1}); the margin 10⁻⁹ covers the rounding of t.
+func chordTest(i uint64, x, u float64) (keep, ok bool) {
+	const margin = 1e-9
+	lean := chordLean[i]
+	if lean == 0 {
+		return false, false
+	}
+	xi, next := width[i]*0x1p52, 0.0
+	if i+1 < layers {
+		next = width[i+1] * 0x1p52
+	}
+	t := (xi - x) / (xi - next)
+	g := chordGap[i]
+	if lean > 0 { // convex: t − g ≤ density ≤ t
+		switch {
+		case u >= t+margin:
+			return false, true
+		case u < t-g-margin:
+			return true, true
+		}
+		return false, false
+	}
+	switch { // concave: t ≤ density ≤ t + g
+	case u < t-margin:
+		return true, true
+	case u >= t+g+margin:
+		return false, true
+	}
+	return false, false
+}
+
 // tail draws from the standard normal conditioned on exceeding r (Marsaglia 1964): a = −ln(U₁)/r and
-// b = −ln(U₂) until 2b > a², then r + a. Exact, and untruncated: openUniform reaches down to 2⁻¹⁰⁰⁰, so a
+// b = −ln(U₂) until 2b > a², then r + a. Exact, and untruncated: openUniform reaches down to 2⁻¹⁰⁴⁰, so a
 // can exceed the largest x whose density is a positive float64.
 func tail(next func() uint64) float64 {
 	for {
