@@ -100,6 +100,14 @@
 // with a NaN or infinite entry is set to zero, which keeps the sensitivity of a sum of clipped gradients at
 // C (add/remove) or 2C (replace-one). DPSGD aggregates a batch: clip, sum, add N(0, (zC)²) per coordinate.
 //
+// DPSGD's noise is drawn for the whole vector at once (AddScaledNoise): each aggregation draws a 256-bit key
+// from its Source and expands it with math/rand/v2's ChaCha8 generator, one stream per chunk of 1984
+// coordinates, into normals by a 256-layer ziggurat with an exact, untruncated tail; about a nanosecond a
+// coordinate with AVX-512 (NormFloat64 took four), the same bits on any number of goroutines. Every
+// probability of its law is within a relative 10⁻¹² of the normal one (float64 rounding of the layer
+// table); the internal package gauss states and tests the construction (Kolmogorov–Smirnov and
+// Anderson–Darling on 4·10⁶ draws, tail counts to 6σ, independence between coordinates and chunks).
+//
 // # Accountants
 //
 // An Accountant records events (Compose) and reports the (ε, δ) of their adaptive composition. All share
@@ -168,7 +176,7 @@
 //
 // # Float path and secure path
 //
-// The float path (Gaussian, Laplace and the mechanisms built on them) adds float64 noise drawn with
+// The float path (Gaussian, Laplace, DPSGD and the mechanisms built on them) adds float64 noise drawn with
 // math/rand/v2. It is fast and is what simulations, experiments and paper reproductions use. It is not
 // safe for releasing data: float64 noise has gaps in its support that depend on the value it is added to,
 // so a release can reveal the value through its least-significant bits (Mironov 2012). Any source has this

@@ -172,11 +172,12 @@ func (g *Gaussian) AddNoise(x []float64) {
 func (g *Gaussian) Release(value float64) float64 { return AddGaussian(value, g.sigma, g.rng) }
 
 // AddGaussian returns x + sigma·Z, with Z a standard normal drawn from rng (one NormFloat64): one coordinate
-// of the float Gaussian mechanism. It is the one expression through which this package's additive Gaussian
-// mechanisms (Gaussian, SmoothGaussian, DPSGD) and the algorithm packages add Gaussian noise. It takes the caller's generator so that an algorithm whose
-// noise interleaves with its other draws on one stream (sampling a trajectory, then noising its gradient)
-// keeps that order; rand.Rand holds no state of its own, so a Gaussian or DPSGD built on the same Source
-// shares the stream too.
+// of the float Gaussian mechanism. It is the expression through which this package's additive Gaussian
+// mechanisms (Gaussian, SmoothGaussian) and the algorithm packages add Gaussian noise one coordinate at a
+// time; DPSGD noises whole vectors (AddScaledNoise). It takes the caller's generator so that an algorithm
+// whose noise interleaves with its other draws on one stream (sampling a trajectory, then noising its
+// gradient) keeps that order; rand.Rand holds no state of its own, so a Gaussian or DPSGD built on the same
+// Source shares the stream too.
 //
 // It does not check sigma and guarantees nothing by itself; the caller's analysis does. If x is one
 // coordinate of a vector query whose ℓ2 sensitivity is at most Δ (Δ bounded by the caller's clipping or

@@ -168,12 +168,14 @@ func SelectedLoss[F Float](loss Loss, outputs []F, k int, actions []int, targets
 
 // PrivateGradient sets g to the DP-SGD gradient of the batch of the last Backward, aggregated by dp (the
 // module's one DP-SGD, mechanisms.DPSGD): every example's gradient is scaled by dp.ClipFactor of its norm
-// from ExampleNormsSq (no per-example gradient is formed), dp.AddNoise adds N(0, (zC)²) to every coordinate
-// of the clipped sum, layer by layer (W then B of each layer, in order), and the result is divided by the
-// batch size. norms is scratch of at least the batch size (nil: allocated); it returns the unclipped
+// from ExampleNormsSq (no per-example gradient is formed), then mechanisms.AddScaledNoise adds N(0, (zC)²)
+// to every coordinate of the clipped sum and divides by the batch size, in one pass over g's blocks taken
+// as one vector (W then B of each layer, in order: the noise is that of dp.Aggregate on the flattened
+// gradients). norms is scratch of at least the batch size (nil: allocated); it returns the unclipped
 // per-example norms in it, and how many examples were dropped. Clip and NoiseMultiplier were checked by
 // mechanisms.NewDPSGD, whose errors name them; a nil dp is an error, leaving g unchanged. In float32 the
-// noise is drawn in float64 and added with float32 rounding, and each clip factor is rounded toward zero.
+// noisy sum is formed in float64 and rounded once to float32 with the division, and each clip factor is
+// rounded toward zero.
 //
 // An example whose gradient has a NaN or infinite entry, or whose norm exceeds the largest float64, is
 // dropped (its clip factor is 0): it contributes zero to the sum (so the sum's sensitivity is still Clip),
