@@ -21,8 +21,8 @@
 // For a dense layer the gradient of one example is δaᵀ (δ the backpropagated error, a the layer input), whose
 // Frobenius norm is ‖δ‖·‖a‖; with the bias, the squared norm is ‖δ‖²(‖a‖² + 1) (ExampleNormsSq). Summing over
 // layers gives each example's gradient norm from quantities backpropagation computes anyway, so clipping
-// costs one rescaling of each layer's stored errors or inputs (the smaller) and one matrix product per
-// layer, as plain SGD does. The sums of squares run sixteen at a time in vector registers (gemm.SumSq).
+// costs one rescaling of the stored errors and one matrix product per layer, as plain SGD does. The sums
+// of squares run sixteen at a time in vector registers (gemm.SumSq).
 //
 // Workspace.PrivateGradient is one DP-SGD aggregation (Abadi et al. 2016): every example's gradient is
 // clipped to norm C, the clipped gradients are summed, N(0, (zC)²) is added to each coordinate and the result

@@ -289,53 +289,34 @@ func (ws *WorkspaceOf[F]) ExampleNormsSq(m *Network[F], dst []float64) []float64
 	return dst[:ws.n]
 }
 
-// sumSq is Σ v_i² in float64.
-func sumSq[F Float](v []F) float64 {
-	s := 0.0
-	for _, x := range v {
-		s += float64(x) * float64(x)
-	}
-	return s
-}
-
 // Gradient sets g to Σ_i scale_i·∇ℓ_i (scale nil: all 1) for the batch of the last Backward: one matrix
 // product per layer whatever the scales, which is how clipped DP-SGD costs no more than plain SGD. With
-// scales it rescales, for each layer, the stored errors or (when the layer has fewer inputs than outputs)
-// the stored inputs, the smaller of the two, so call ExampleNormsSq first.
+// scales it rescales the stored errors (in the pass that sums the bias gradient), so call ExampleNormsSq
+// first; the workspace then holds each example's scaled errors.
 func (ws *WorkspaceOf[F]) Gradient(m *Network[F], scale []F, g *GradsOf[F]) {
 	n := ws.n
 	for l := range m.W {
 		in, out := m.Sizes[l], m.Sizes[l+1]
-		d, a := ws.delta[l][:n*out], ws.acts[l][:n*in]
+		d := ws.delta[l][:n*out]
 		gb := g.B[l][:out]
 		clear(gb)
 		for i := range n {
 			row := d[i*out : (i+1)*out]
-			switch {
-			case scale == nil:
+			if scale == nil {
 				for j, v := range row { // G_B = column sums of D
 					gb[j] += v
 				}
-			case in < out: // scale the input row; G_B = Σ_i s_i·δ_i
-				s := scale[i]
-				ar := a[i*in : (i+1)*in]
-				for j := range ar {
-					ar[j] *= s
-				}
-				for j, v := range row {
-					gb[j] += s * v
-				}
-			default: // scale the error row and sum it in one pass
-				s := scale[i]
-				for j, v := range row {
-					v *= s
-					row[j] = v
-					gb[j] += v
-				}
+				continue
+			}
+			s := scale[i]
+			for j, v := range row {
+				v *= s
+				row[j] = v
+				gb[j] += v
 			}
 		}
 		// G_W = Dᵀ·A
-		gemm.Mul(out, in, n, matOf(d, out, true), matOf(a, in, false), g.W[l], in, false)
+		gemm.Mul(out, in, n, matOf(d, out, true), matOf(ws.acts[l], in, false), g.W[l], in, false)
 	}
 }
 
