@@ -103,10 +103,11 @@
 // DPSGD's noise is drawn for the whole vector at once (AddScaledNoise): each aggregation draws a 256-bit key
 // from its Source and expands it with math/rand/v2's ChaCha8 generator, one stream per chunk of 1984
 // coordinates, into normals by a 256-layer ziggurat with an exact, untruncated tail; about a nanosecond a
-// coordinate with AVX-512 (NormFloat64 took four), the same bits on any number of goroutines. Every
-// probability of its law is within a relative 10⁻¹² of the normal one (float64 rounding of the layer
-// table); the internal package gauss states and tests the construction (Kolmogorov–Smirnov and
-// Anderson–Darling on 4·10⁶ draws, tail counts to 6σ, independence between coordinates and chunks).
+// coordinate with AVX-512 (NormFloat64 took four), the same bits on any number of goroutines. Its
+// distribution function is within a relative 10⁻¹¹ of Φ and of 1 − Φ everywhere (float64 rounding of the
+// layer table and of the points); the internal package gauss states and tests the construction
+// (Kolmogorov–Smirnov and Anderson–Darling on 4·10⁶ draws, tail counts to 6σ, independence between
+// coordinates and chunks).
 //
 // # Accountants
 //

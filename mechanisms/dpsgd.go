@@ -138,10 +138,11 @@ func dropNorm(norm float64) bool { return !(norm <= math.MaxFloat64) }
 type DPSGDParams struct {
 	Clip            float64 // C: per-example ℓ2 clipping norm, in (0, ∞)
 	NoiseMultiplier float64 // z: the sum gets N(0, (z·C)² I) noise, in (0, ∞): DPSGD always adds noise
-	// Src is the noise source: each AddNoise call (one per aggregation, one per block of a network's
-	// gradient) draws four Uint64 from it, a 256-bit key from which the call's normals are computed (see
-	// AddScaledNoise). A rand.Rand holds no state of its own, so a caller that wraps the same Source for
-	// other draws (another mechanism on the same stream) interleaves with these in program order.
+	// Src is the noise source: each aggregation (Aggregate, AddNoise, AddScaledNoise; nn's PrivateGradient
+	// makes one call for all of a network's blocks) draws four Uint64 from it, a 256-bit key from which its
+	// normals are computed (see AddScaledNoise). A rand.Rand holds no state of its own, so a caller that
+	// wraps the same Source for other draws (another mechanism on the same stream) interleaves with these
+	// in program order.
 	Src rand.Source
 }
 
@@ -185,15 +186,15 @@ func (a *DPSGD) Params() DPSGDParams { return a.p }
 func (a *DPSGD) ClipFactor(norm float64) float64 { return ClipFactor(norm, a.p.Clip) }
 
 // AddNoise adds the aggregation's noise to sum, the sum of one batch's clipped per-example gradients:
-// sum[i] + zC·Z_i rounded once, for independent standard normals Z_i (AddScaledNoise with scale 1).
-// Callers that hold the sum in several slices (a network's layers) call it on each in a fixed order.
+// sum[i] + zC·Z_i rounded once, for independent standard normals Z_i (AddScaledNoise with scale 1). A
+// sum held in several slices (a network's layers) goes to AddScaledNoise, which takes them as one vector.
 func (a *DPSGD) AddNoise(sum []float64) { AddScaledNoise(a, 1, sum) }
 
 // AddScaledNoise sets x[i] = (x[i] + zC·Z_i)·scale for the aggregation a, where x is the concatenation of
 // the slices of sum in order (a network's gradient blocks), with x[i] + zC·Z_i formed in float64 and
 // rounded once, the product rounded to F: the noisy sum and its division by the batch size (scale = 1/n)
-// in one pass, in either precision. Every call draws a fresh 256-bit key from a's Src (four Uint64) and
-// computes the standard normals Z_i from it, whatever the length of x and however it is cut into slices:
+// in one pass, in either precision. Every call draws a fresh 256-bit key from a's Src (four Uint64, x
+// empty or not) and computes the standard normals Z_i from it, however x is cut into slices:
 //
 //   - the coordinates are cut into chunks of 1984 (16 iterations of math/rand/v2's ChaCha8 generator);
 //     chunk c is driven by a ChaCha8 generator whose seed is words 4c to 4c+3 of a ChaCha8 generator seeded
@@ -204,10 +205,12 @@ func (a *DPSGD) AddNoise(sum []float64) { AddScaledNoise(a, 1, sum) }
 //     the density; Marsaglia's exact tail beyond r = 3.654).
 //
 // So the Z_i are as unpredictable as Src (ChaCha8 expands the key), the same key gives the same bits
-// whatever GOMAXPROCS and instruction set (large vectors are filled on several goroutines, AVX-512 where
-// the processor has it, bit-identical to the portable code), and each Z_i has the standard normal law up
-// to the ziggurat's float64 rounding, with no truncation of the tail (package gauss documents the bounds).
-// This replaced one NormFloat64 per coordinate drawn from Src, so the noise stream of a seed changed then.
+// whatever GOMAXPROCS and with or without AVX-512 (large vectors are filled on several goroutines, with an
+// assembly kernel where the processor has AVX-512, bit-identical to the portable code), and P(Z_i ≤ t)
+// and P(Z_i > t) are within a relative 10⁻¹¹ of Φ(t) and 1 − Φ(t) at every t, the tail included and not
+// truncated (package gauss states the bounds and tests the law). The scale is applied after the noise: a
+// post-processing, which changes no privacy guarantee. This replaced one NormFloat64 per coordinate drawn
+// from Src (one call per block of a network), so the noise stream of a seed changed then.
 func AddScaledNoise[F float32 | float64](a *DPSGD, scale float64, sum ...[]F) {
 	key := [4]uint64{a.rng.Uint64(), a.rng.Uint64(), a.rng.Uint64(), a.rng.Uint64()}
 	gauss.Add(sum, a.sd, scale, key)

@@ -24,9 +24,10 @@
 // it is kept exactly when it lies under the density. What separates the output from N(0, 1) is rounding:
 // the layer edges are float64 values computed in 320-bit arithmetic and rounded once (table_gen.go), so
 // the layers' areas agree to about 10⁻¹⁵ (the tests check 10⁻¹²); a point sits on a grid of 2⁻⁵² of its
-// layer's width; the wedge test compares with math.Exp (about one ulp). So every probability P(Z ∈ A)
-// differs from the normal one by a relative 10⁻¹² at most, the tail included: the tail is not truncated.
-// Its uniforms (openUniform) keep a relative resolution of 2⁻⁵² down to 2⁻¹⁰⁴⁰, so Z can exceed 38, beyond
+// layer's width, which moves P(Z ≤ t) by at most 2⁻⁵² (2·10⁻¹² of the smallest Φ(t) or 1 − Φ(t) for
+// |t| ≤ r); the wedge test compares with math.Exp (about one ulp). So P(Z ≤ t) and P(Z > t) are within a
+// relative 10⁻¹¹ of Φ(t) and 1 − Φ(t) at every t, the tail included, and the tail is not truncated: its
+// uniforms (openUniform) keep a relative resolution of 2⁻⁵² down to 2⁻¹⁰⁴⁰, so Z can exceed 38, beyond
 // which the normal density is below the smallest float64, with its correct probability (a uniform of 53
 // bits would have cut it at 13.7).
 //
