@@ -1,5 +1,6 @@
 // Package gemm multiplies dense row-major matrices for package nn: C = op(A)·op(B) or C += op(A)·op(B),
-// in float64 or float32, blocked for the caches and run on all of GOMAXPROCS for large products.
+// in float64 or float32, blocked for the caches and run on all of GOMAXPROCS for large products. SumSq
+// sums squares (DP-SGD's per-example norms) with the same kernels' vector units, in a fixed order.
 //
 // # Method
 //
