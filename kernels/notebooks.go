@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -67,6 +68,20 @@ func ReadNotebook(r io.Reader) (*Notebook, error) {
 		return nil, fmt.Errorf("reading notebook: nbformat %d, want 4", nb.NBFormat)
 	}
 	return &nb, nil
+}
+
+// ReadNotebookFile parses the nbformat 4 notebook at path; its errors name the path.
+func ReadNotebookFile(path string) (*Notebook, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	nb, err := ReadNotebook(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return nb, nil
 }
 
 // Summary is what an executed notebook produced.

@@ -56,12 +56,7 @@ func TestNotebooksAreStoredStripped(t *testing.T) {
 				t.Errorf("prefix %s is used by %s too", m[1], other)
 			}
 			seen[m[1]] = p
-			f, err := os.Open(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			nb, err := kernels.ReadNotebook(f)
+			nb, err := kernels.ReadNotebookFile(p)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -114,12 +114,7 @@ func PapersDir() string {
 // are formatted by gofmt. So the cell a reader changes and the code the test checks cannot drift apart.
 func CellFunc(t testing.TB, notebook, file, name string) {
 	t.Helper()
-	f, err := os.Open(notebook)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	nb, err := kernels.ReadNotebook(f)
+	nb, err := kernels.ReadNotebookFile(notebook)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,12 +64,7 @@ func main() {
 // func dpActor) with a main that runs it beside actorcritic.Run from the same seeds, and asserts that both
 // give bit for bit the same returns and actor weights: the cell and the library cannot drift apart.
 func TestAlgorithmCellIsTheLibrary(t *testing.T) {
-	f, err := os.Open(notebook)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	nb, err := kernels.ReadNotebook(f)
+	nb, err := kernels.ReadNotebookFile(notebook)
 	if err != nil {
 		t.Fatal(err)
 	}
