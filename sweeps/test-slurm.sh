@@ -8,7 +8,7 @@
 #     results directory whose paths hold spaces and quotes, with --account, --qos, --time, --mem,
 #     --partition and a free --sbatch option; its 4 shards go as two arrays (MaxArraySize 3); the options are
 #     read back from the merge job and an array task with `scontrol show job`.
-#  2. Kill, stop, resubmit: test-kill (4 shards of 3 one-second tasks): shard 0's process is killed with
+#  2. Kill, stop, resubmit: test-kill (4 shards of 3 three-second tasks): shard 0's process is killed with
 #     SIGKILL after its first task; shard 1 gets the time-limit warning (SIGUSR1, as --signal=B:USR1@grace
 #     sends it), passes SIGTERM to its shard, which checkpoints, and requeues itself; it resumes after its
 #     finished tasks; the merge job then refuses (shard 0 is missing); shard 3's CSV is corrupted; status, asking
@@ -189,14 +189,17 @@ KILLSPEC="$ROOT/sweeps/specs/test-kill.json"
 "$BIN" sweep slurm "$KILLSPEC" --out "$KILL" --dprl "$BIN" >/dev/null
 submit "$KILL"
 first=${ARRAYS%%,*}
+# Shard 1 first: the signal must reach it before its last task starts (within one task's 3 s of its first
+# task's end), or it finishes its running task, is complete and has nothing to requeue; SIGKILL by process
+# id reaches shard 0 at once, and it has two tasks (6 s) left after its first.
+wait_log "$KILL/logs/shard-1.log" "1/3 tasks done" 120
+timeout "$PROBE" scancel --signal=USR1 --batch "${first}_1" # what --signal=B:USR1@GRACE sends before the time limit
 wait_log "$KILL/logs/shard-0.log" "1/3 tasks done" 120
 # SIGKILL to the shard's process, as the OOM killer or a crash would (scancel --signal=KILL goes through
-# Slurm's SIGTERM first, which a shard answers by checkpointing, as shard 1 does below).
+# Slurm's SIGTERM first, which a shard answers by checkpointing, as shard 1 does).
 pid=$(sed -n 's/^shard 0: dprl is process \([0-9]*\)$/\1/p' "$KILL/logs/shard-0.log" | tail -n 1)
 [ -n "$pid" ] && kill -KILL "$pid" || fail "no process of shard 0 to kill: $(cat "$KILL/logs/shard-0.log")"
 say "killed shard 0's process $pid (array task ${first}_0) with SIGKILL after its first task"
-wait_log "$KILL/logs/shard-1.log" "1/3 tasks done" 120
-timeout "$PROBE" scancel --signal=USR1 --batch "${first}_1" # what --signal=B:USR1@GRACE sends before the time limit
 wait_log "$KILL/logs/shard-1.log" "requeueing job" 60
 say "the time-limit warning (SIGUSR1) to array task ${first}_1 (shard 1): SIGTERM to the shard, $(grep -h 'tasks done, stopped early' "$KILL/logs/shard-1.log" | sed 's/.*: \([0-9]* of 3 tasks done\).*/\1/'), checkpointed, requeued"
 # A requeued job waits two minutes (BeginTime) before it may start again: let it start now.
@@ -257,7 +260,7 @@ same_as_one_process "$WORK/retry.json" "$RETRY"
 
 # 4. Cancel.
 CANCEL="$WORK/cancel"
-sed 's/"delay": 1/"delay": 5/; s/"name": "test-kill"/"name": "test-cancel"/' "$KILLSPEC" >"$WORK/cancel.json"
+sed 's/"delay": 3/"delay": 5/; s/"name": "test-kill"/"name": "test-cancel"/' "$KILLSPEC" >"$WORK/cancel.json"
 "$BIN" sweep slurm "$WORK/cancel.json" --out "$CANCEL" --dprl "$BIN" >/dev/null
 submit "$CANCEL"
 wait_log "$CANCEL/logs/shard-0.log" "3 tasks (0–2) starting" 120
