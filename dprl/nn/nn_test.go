@@ -306,7 +306,7 @@ func TestHuberAndReplay(t *testing.T) {
 	}
 }
 
-// TestDeterministicAcrossGOMAXPROCS: gonum's matrix products split large products over goroutines; each
+// TestDeterministicAcrossGOMAXPROCS: package gemm splits large products over goroutines; each
 // output is still summed in one fixed order, so a DP-SGD step gives the same bits with 1 or 4 threads.
 func TestDeterministicAcrossGOMAXPROCS(t *testing.T) {
 	step := func() *MLP {
