@@ -7,6 +7,7 @@ require (
 	github.com/ByteArena/box2d v1.0.2
 	github.com/janpfeifer/gonb v0.11.5
 	golang.org/x/image v0.30.0
+	golang.org/x/sys v0.29.0
 	gonum.org/v1/gonum v0.16.0
 	gonum.org/v1/plot v0.17.0
 )

@@ -2,26 +2,17 @@
 
 package gauss
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 //go:generate go run asm_gen.go
 
 // hasAVX512 reports whether the processor and operating system run AVX-512 (AVX512F with the opmask and
-// ZMM state enabled); tests switch it off to run the portable path.
-var hasAVX512 = detectAVX512()
-
-func detectAVX512() bool {
-	_, _, ecx1, _ := cpuid(1, 0)
-	if ecx1&(1<<27) == 0 { // OSXSAVE
-		return false
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	xcr0, _ := xgetbv()
-	return ebx7&(1<<16) != 0 && xcr0&0xe6 == 0xe6
-}
-
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-func xgetbv() (eax, edx uint32)
+// ZMM state enabled, as golang.org/x/sys/cpu reports it); tests switch it off to run the portable path.
+var hasAVX512 = cpu.X86.HasAVX512F
 
 // zig64 runs iters iterations of math/rand/v2's ChaCha8 generator from seed (leaving the next iteration's
 // seed in it) and for each writes the iteration's 124 words to words (plus 4 more, overwritten by the next
@@ -56,4 +47,4 @@ func kernel[F Float](seed *[4]uint64, iters int, dst []F, words []uint64, rej []
 }
 
 // setAVX512 switches the kernel on or off (tests).
-func setAVX512(on bool) { hasAVX512 = on && detectAVX512() }
+func setAVX512(on bool) { hasAVX512 = on && cpu.X86.HasAVX512F }

@@ -2,24 +2,25 @@
 
 package gemm
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 //go:generate go run asm_gen.go
 
-// detected is the best kernel set the processor and operating system support.
+// detected is the best kernel set the processor and operating system support (golang.org/x/sys/cpu checks
+// both: the CPUID feature bits and the register state XGETBV reports enabled).
 var detected = detect()
 
 func detect() kernelSet {
-	_, _, ecx1, _ := cpuid(1, 0)
-	if ecx1&(1<<27) == 0 || ecx1&(1<<12) == 0 { // OSXSAVE, FMA
-		return goKernels
-	}
-	_, ebx7, _, _ := cpuid(7, 0)
-	xcr0, _ := xgetbv()
 	switch {
-	case ebx7&(1<<16) != 0 && xcr0&0xe6 == 0xe6: // AVX512F; XMM, YMM, opmask, ZMM state enabled
+	case !cpu.X86.HasFMA:
+		return goKernels
+	case cpu.X86.HasAVX512F:
 		return avx512Kernels
-	case ebx7&(1<<5) != 0 && xcr0&0x6 == 0x6: // AVX2; XMM, YMM state enabled
+	case cpu.X86.HasAVX2:
 		return avx2Kernels
 	}
 	return goKernels
@@ -40,9 +41,6 @@ func available() []kernelSet {
 	}
 	return []kernelSet{goKernels}
 }
-
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-func xgetbv() (eax, edx uint32)
 
 // kernel64 is the 12 × 16 float64 AVX-512 micro-kernel: c (12 rows of 16, stride ldc elements) = (or +=)
 // the product of the packed panels a (kb × 12) and b (kb × 16).
