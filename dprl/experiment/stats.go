@@ -11,7 +11,7 @@ import (
 // interval), treating xs as independent draws (one per seed). NaN entries are skipped; with fewer than two
 // finite values the interval is (NaN, NaN).
 func MeanCI(xs []float64, conf float64) (mean, lo, hi float64) {
-	v := finite(xs)
+	v := Finite(xs)
 	if len(v) == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
@@ -28,7 +28,7 @@ func MeanCI(xs []float64, conf float64) (mean, lo, hi float64) {
 // confidence interval at level conf (unequal variances, Welch–Satterthwaite degrees of freedom). NaN entries
 // are skipped; with fewer than two finite values in either sample the interval is (NaN, NaN).
 func DiffCI(a, b []float64, conf float64) (diff, lo, hi float64) {
-	va, vb := finite(a), finite(b)
+	va, vb := Finite(a), Finite(b)
 	if len(va) == 0 || len(vb) == 0 {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
@@ -46,7 +46,9 @@ func DiffCI(a, b []float64, conf float64) (diff, lo, hi float64) {
 	return diff, diff - t*se, diff + t*se
 }
 
-func finite(xs []float64) []float64 {
+// Finite is the finite entries of xs, in order: the samples MeanCI and DiffCI rest on (len(Finite(xs)) is
+// the number of seeds an interval of theirs counts).
+func Finite(xs []float64) []float64 {
 	out := make([]float64, 0, len(xs))
 	for _, x := range xs {
 		if !math.IsNaN(x) && !math.IsInf(x, 0) {

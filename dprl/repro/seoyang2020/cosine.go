@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/dprl-project/dprl/dprl/actorcritic"
+	"github.com/dprl-project/dprl/dprl/experiment"
 )
 
 // Cosine is the cosine similarity of two vectors (0 when either is zero).
@@ -101,12 +102,7 @@ func addTo(s, x []float64) []float64 {
 // Jackknife is the jackknife 95% interval of a statistic over n runs from its value on all runs (full) and
 // its n leave-one-run-out values: full ± t₀.₉₇₅,ₙ₋₁·√((n−1)/n·Σ(θ₍ᵢ₎ − θ̄)²). NaN values are left out.
 func Jackknife(full float64, without []float64) (lo, hi float64) {
-	var w []float64
-	for _, v := range without {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			w = append(w, v)
-		}
-	}
+	w := experiment.Finite(without)
 	n := float64(len(w))
 	if n < 2 || math.IsNaN(full) {
 		return math.NaN(), math.NaN()

@@ -406,17 +406,6 @@ func (c Config) withAlternatives(out report.Sink, t *experiment.Table, setups ma
 	return &experiment.Table{Columns: t.Columns, Rows: append(append([][]string(nil), t.Rows...), more.Rows...)}, nil
 }
 
-// finiteCount is how many entries of x are finite.
-func finiteCount(x []float64) int {
-	n := 0
-	for _, v := range x {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			n++
-		}
-	}
-	return n
-}
-
 // ContrastCI is the contrast Σ coef[k]·mean(groups[k]) of independent samples with its Welch–Satterthwaite
 // interval at level conf (NaN entries skipped; a NaN interval when a group has fewer than two values), and
 // the smallest group size.
@@ -425,7 +414,7 @@ func ContrastCI(groups [][]float64, coef []float64, conf float64) (est, lo, hi f
 	n = math.MaxInt
 	for k, g := range groups {
 		m, _, _ := experiment.MeanCI(g, conf)
-		c := finiteCount(g)
+		c := len(experiment.Finite(g))
 		n = min(n, c)
 		est += coef[k] * m
 		if c < 2 {

@@ -398,7 +398,7 @@ func MountainCarClaims(out report.Sink, t *experiment.Table) error {
 				Why: "Test: the difference between on- and off-policy of the mean log₁₀(MSPBE / θ = 0's) (Welch interval, independent samples) at the " +
 					"largest n and the ε where it is largest; reproduced if |difference| < log₁₀ 3 (a factor 3). Similar at θ = 0 says nothing, hence " +
 					"the margin of the off-policy estimate over θ = 0."},
-				math.Abs(diff), alo, ahi, min(count(a), count(b)), math.Log10(3), false, fmt.Sprintf("n = %d, ε = %g: |Δ log₁₀| ", nMax, e), "%.3g")
+				math.Abs(diff), alo, ahi, min(len(experiment.Finite(a)), len(experiment.Finite(b))), math.Log10(3), false, fmt.Sprintf("n = %d, ε = %g: |Δ log₁₀| ", nMax, e), "%.3g")
 		}
 		return best, nil
 	})

@@ -30,17 +30,6 @@ func ratio(a, b []float64) []float64 {
 	return out
 }
 
-// count is the number of finite entries: the seeds an interval rests on.
-func count(xs []float64) int {
-	k := 0
-	for _, x := range xs {
-		if !math.IsNaN(x) && !math.IsInf(x, 0) {
-			k++
-		}
-	}
-	return k
-}
-
 // ci is the mean of xs with its 95% Student-t interval.
 func ci(xs []float64) (mean, lo, hi float64) { return experiment.MeanCI(xs, 0.95) }
 
@@ -54,7 +43,7 @@ func fmtCI(format string, xs []float64) string {
 // interval); prefix, if set, goes before the measured "mean [lo, hi]", each formatted with format.
 func tested(c repro.Claim, xs []float64, boundary float64, above bool, prefix, format string) repro.Claim {
 	m, lo, hi := ci(xs)
-	return testedInterval(c, m, lo, hi, count(xs), boundary, above, prefix, format)
+	return testedInterval(c, m, lo, hi, len(experiment.Finite(xs)), boundary, above, prefix, format)
 }
 
 // testedInterval is tested for a mean and interval computed elsewhere. With fewer than two seeds there is no
