@@ -17,6 +17,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/display"
 	"github.com/dprl-project/dprl/dprl/experiment"
 	"github.com/dprl-project/dprl/dprl/session"
+	"github.com/dprl-project/dprl/kernels"
 
 	"github.com/janpfeifer/gonb/gonbui/protocol"
 )
@@ -28,27 +29,18 @@ const notebook07 = "../../../notebooks/07-ad-hoc-private-estimators.ipynb"
 // argument i, the way GoNB runs it: each cell's lines before "%%" are declarations kept for every later
 // cell, the lines after it the body of main; "!" lines are shell commands (the setup cell) and are left out.
 // It returns the program and, per code cell, its body ("" for a cell of declarations only).
-func cellProgram(nb []byte) (string, []string, error) {
-	var doc struct {
-		Cells []struct {
-			Type   string   `json:"cell_type"`
-			Source []string `json:"source"`
-		} `json:"cells"`
-	}
-	if err := json.Unmarshal(nb, &doc); err != nil {
-		return "", nil, err
-	}
+func cellProgram(doc *kernels.Notebook) (string, []string, error) {
 	imports := map[string]string{`"os"`: "", `"fmt"`: ""}
 	var decls, funcs, cases strings.Builder
 	var bodies []string
 	fset := token.NewFileSet()
 	for i, c := range doc.Cells {
-		if c.Type != "code" {
+		if c.CellType != "code" {
 			continue
 		}
 		var pre, body []string
 		inBody := false
-		for _, ln := range strings.Split(strings.Join(c.Source, ""), "\n") {
+		for _, ln := range strings.Split(string(c.Source), "\n") {
 			switch {
 			case strings.HasPrefix(ln, "!"):
 			case strings.TrimSpace(ln) == "%%":
@@ -128,7 +120,7 @@ type cellRun struct {
 // releases on the private file stops with the budget error, readable, not a panic. The ledger cell after it
 // shows the same ledger in both runs: a restart does not change the budget.
 func TestNotebookTwiceOnOneFile(t *testing.T) {
-	nb, err := os.ReadFile(notebook07)
+	nb, err := kernels.ReadNotebookFile(notebook07)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package xie2019_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/dprl-project/dprl/dprl/display"
 	"github.com/dprl-project/dprl/dprl/policyeval"
 	"github.com/dprl-project/dprl/dprl/repro/xie2019"
+	"github.com/dprl-project/dprl/kernels"
 	"github.com/dprl-project/dprl/mechanisms"
 )
 
@@ -62,23 +62,14 @@ const notebook = "../../../notebooks/03-xie2019-gpope.ipynb"
 // after %% starts "// Algorithm 1 in code") is Example_algorithmInCode's body between its markers, so the
 // example's output (the loop equals the library) holds for the cell too.
 func TestAlgorithmCellIsTheExample(t *testing.T) {
-	b, err := os.ReadFile(notebook)
+	nb, err := kernels.ReadNotebookFile(notebook)
 	if err != nil {
-		t.Fatal(err)
-	}
-	var nb struct {
-		Cells []struct {
-			Type   string   `json:"cell_type"`
-			Source []string `json:"source"`
-		} `json:"cells"`
-	}
-	if err := json.Unmarshal(b, &nb); err != nil {
 		t.Fatal(err)
 	}
 	var cell []string
 	for _, c := range nb.Cells {
-		lines := strings.Split(strings.Join(c.Source, ""), "\n")
-		if c.Type == "code" && len(lines) > 1 && lines[0] == "%%" && strings.HasPrefix(lines[1], "// Algorithm 1 in code") {
+		lines := strings.Split(string(c.Source), "\n")
+		if c.CellType == "code" && len(lines) > 1 && lines[0] == "%%" && strings.HasPrefix(lines[1], "// Algorithm 1 in code") {
 			cell = lines[1:]
 		}
 	}
