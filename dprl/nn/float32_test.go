@@ -3,8 +3,6 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
-	"reflect"
-	"runtime"
 	"testing"
 )
 
@@ -92,12 +90,5 @@ func TestFloat32Network(t *testing.T) {
 		}
 		return m
 	}
-	old := runtime.GOMAXPROCS(1)
-	a := step()
-	runtime.GOMAXPROCS(4)
-	b := step()
-	runtime.GOMAXPROCS(old)
-	if !reflect.DeepEqual(a, b) {
-		t.Error("float32 DP-SGD differs between GOMAXPROCS 1 and 4")
-	}
+	sameAtGOMAXPROCS1And4(t, "float32 DP-SGD", func() any { return step() })
 }

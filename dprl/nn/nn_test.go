@@ -328,13 +328,18 @@ func TestDeterministicAcrossGOMAXPROCS(t *testing.T) {
 		}
 		return m
 	}
+	sameAtGOMAXPROCS1And4(t, "float64 DP-SGD with Adam", func() any { return step() })
+}
+
+// sameAtGOMAXPROCS1And4 fails t unless run gives deeply equal results at GOMAXPROCS 1 and 4.
+func sameAtGOMAXPROCS1And4(t *testing.T, what string, run func() any) {
+	t.Helper()
 	old := runtime.GOMAXPROCS(1)
-	a := step()
+	defer runtime.GOMAXPROCS(old)
+	a := run()
 	runtime.GOMAXPROCS(4)
-	b := step()
-	runtime.GOMAXPROCS(old)
-	if !reflect.DeepEqual(a, b) {
-		t.Error("results differ between GOMAXPROCS 1 and 4")
+	if b := run(); !reflect.DeepEqual(a, b) {
+		t.Errorf("%s differs between GOMAXPROCS 1 and 4", what)
 	}
 }
 
