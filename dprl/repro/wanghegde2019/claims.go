@@ -279,7 +279,9 @@ func fig2Claims(c *Curves) ([]repro.Claim, error) {
 				Privacy: []repro.Privacy{oursP, bP}},
 				paired(x, 1, b, 1), "%.2f", 0, true, pairedTest(fmt.Sprintf("last-fifth mean return of Algorithm 1 (corrected, %s) minus %s's", xName, bName), 0, true))
 		}
-		alternatives := func(suffix, bName string, b []float64, bP repro.Privacy) (*repro.Robustness, error) {
+		// configAlternatives is row's verdict for each other configuration of Algorithm 1 the runs hold (the
+		// runner-up of the public choice and our worked setting), as a robust column; nil when there is none.
+		configAlternatives := func(row func(x []float64, label string) repro.Claim) (*repro.Robustness, error) {
 			r := &repro.Robustness{Choice: "Algorithm 1's configuration (B, α, γ; the paper leaves them open)"}
 			for _, alt := range []struct{ name, label string }{{p.RunnerUp, "runner-up"}, {p.Worked, "worked setting (ours)"}} {
 				if alt.name == "" {
@@ -289,7 +291,10 @@ func fig2Claims(c *Curves) ([]repro.Claim, error) {
 				if g.err != nil {
 					return nil, g.err
 				}
-				r.Alternatives = append(r.Alternatives, repro.Alternative{Setting: alt.label, Verdict: verdict(beats(suffix, bName, b, bP, x, alt.label))})
+				r.Alternatives = append(r.Alternatives, repro.Alternative{Setting: alt.label, Verdict: verdict(row(x, alt.label))})
+			}
+			if len(r.Alternatives) == 0 {
+				return nil, nil
 			}
 			return r, nil
 		}
@@ -299,7 +304,7 @@ func fig2Claims(c *Curves) ([]repro.Claim, error) {
 			p            repro.Privacy
 		}{{"-ip", methodInput, ip, ipP}, {"-dp", methodDPSGD, dp, dpP}} {
 			row := beats(b.suffix, b.name, b.x, b.p, ours, fmt.Sprintf("chosen: %s", cfg))
-			if row.Robust, err = alternatives(b.suffix, b.name, b.x, b.p); err != nil {
+			if row.Robust, err = configAlternatives(func(x []float64, label string) repro.Claim { return beats(b.suffix, b.name, b.x, b.p, x, label) }); err != nil {
 				return nil, claimsErr(err)
 			}
 			row.Why += fmt.Sprintf(" Both at (ε, δ) = (%g, %g) by the exact accountant (privacy table). Algorithm 1 without noise in the same configuration minus the random policy: %s.",
@@ -357,19 +362,8 @@ func fig2Claims(c *Curves) ([]repro.Claim, error) {
 				paired(x, 1, rnd, 1), "%.2f", 0, true, pairedTest("last-fifth mean return of Algorithm 1 (corrected) minus the random policy's", 0, true))
 		}
 		lr := learns(ours, cfg.String())
-		lr.Robust = &repro.Robustness{Choice: "Algorithm 1's configuration (B, α, γ; the paper leaves them open)"}
-		for _, alt := range []struct{ name, label string }{{p.RunnerUp, "runner-up"}, {p.Worked, "worked setting (ours)"}} {
-			if alt.name == "" {
-				continue
-			}
-			x := g.last(alt.name)
-			if g.err != nil {
-				return nil, claimsErr(g.err)
-			}
-			lr.Robust.Alternatives = append(lr.Robust.Alternatives, repro.Alternative{Setting: alt.label, Verdict: verdict(learns(x, alt.label))})
-		}
-		if len(lr.Robust.Alternatives) == 0 {
-			lr.Robust = nil
+		if lr.Robust, err = configAlternatives(learns); err != nil {
+			return nil, claimsErr(err)
 		}
 		rows = append(rows, br, lr)
 
