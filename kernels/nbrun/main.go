@@ -164,17 +164,12 @@ func writeClaims(reports []kernels.Report, path string) (weak []string, err erro
 // notebookClaims reads the claims rows an executed notebook carries under display.ClaimsMIME (the last such
 // output, if the table was shown more than once); a notebook that was not written has none.
 func notebookClaims(path string) ([]report.Claim, error) {
-	f, err := os.Open(path)
+	nb, err := kernels.ReadNotebookFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
-	}
-	nb, err := kernels.ReadNotebook(f)
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var rows []report.Claim
 	for _, c := range nb.Cells {
