@@ -68,15 +68,9 @@ func (r *Runner) Run(path string) (rep Report) {
 		rep.Err = fmt.Errorf("executing %s: %w", path, err)
 		return rep
 	}
-	f, err := os.Open(rep.Executed)
+	nb, err := ReadNotebookFile(rep.Executed)
 	if err != nil {
 		rep.Err = err
-		return rep
-	}
-	nb, err := ReadNotebook(f)
-	f.Close()
-	if err != nil {
-		rep.Err = fmt.Errorf("%s: %w", rep.Executed, err)
 		return rep
 	}
 	rep.Summary = Summarize(nb)

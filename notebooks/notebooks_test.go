@@ -82,12 +82,7 @@ func TestNoIgnoredErrors(t *testing.T) {
 	programs := map[string]*notebookProgram{}
 	var imports []string
 	for _, p := range paths {
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nb, err := kernels.ReadNotebook(f)
-		f.Close()
+		nb, err := kernels.ReadNotebookFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
